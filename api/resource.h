@@ -1,0 +1,168 @@
+// What the server serves: one ResourceInfo per resource (kind), written as
+// data in api/resources.cc, in the manner of a CRD: names, scope, verbs,
+// subresources, store key prefix, printer columns, selectable fields and the
+// per-kind strategy.
+//
+// Discovery, routing, the registry pipeline, Table output and field
+// selectors are all driven from this table; nothing else lists kinds.
+//
+// Thread safety: the catalog is built once at start-up and is immutable
+// afterwards; every accessor is const and safe from any thread. Strategies
+// must be stateless (const methods, no mutable members).
+#ifndef KMOCK_API_RESOURCE_H_
+#define KMOCK_API_RESOURCE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/field_errors.h"
+#include "common/clock.h"
+
+namespace kmock::api {
+
+using nlohmann::json;
+
+// A Table column, as metav1.TableColumnDefinition.
+struct PrinterColumn {
+  std::string name;         // "Name", "Ready", "Status", ...
+  std::string type;         // "string", "integer", "date", ...
+  std::string format;       // "name" for the name column, else ""
+  std::string description;  // our own words
+  int priority = 0;         // > 0: shown only with -o wide
+};
+
+struct Subresource {
+  std::string name;  // "status", "binding", "scale", "log", ...
+  // The kind the subresource speaks (Scale is autoscaling/v1 Scale).
+  std::string group, version, kind;
+  std::vector<std::string> verbs;
+};
+
+// A field usable in a fieldSelector, and where its value is in the object.
+struct SelectableField {
+  std::string name;  // "spec.nodeName"
+  // Evaluates the field on an object: the value as a string ("" if absent).
+  std::function<std::string(const json& obj)> value;
+};
+
+struct StrategyContext {
+  const Clock* clock = nullptr;
+};
+
+// Per-kind behaviour the schema cannot say. Every method has a neutral
+// default; a kind overrides only what differs. Methods are const and must
+// not keep state.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  // Before validation on create: reset fields the client may not set
+  // (status for kinds with a status subresource), set generation. May mutate.
+  virtual void PrepareForCreate(json& obj) const;
+  // Before validation on update of the main resource: keep the old status
+  // (kinds with a status subresource), bump generation on spec changes.
+  virtual void PrepareForUpdate(json& obj, const json& old) const;
+  // Fills in defaults, as kube-apiserver's defaulting does. May mutate.
+  virtual void Default(json& obj) const;
+  // All errors of a new object (the registry has already checked metadata).
+  virtual void Validate(const json& obj, FieldErrors* errs) const;
+  // All errors of an update (immutable fields and so on).
+  virtual void ValidateUpdate(const json& obj, const json& old,
+                              FieldErrors* errs) const;
+  // Whether an update may create a missing object.
+  virtual bool AllowCreateOnUpdate() const { return false; }
+  // Graceful deletion: the grace period to apply given what the client asked
+  // (nullopt: the kind's default). nullopt result = delete at once.
+  virtual std::optional<int64_t> GracePeriodSeconds(
+      const json& obj, std::optional<int64_t> requested) const;
+};
+
+// The status subresource of a kind: update keeps the spec, takes the status.
+class StatusStrategy : public Strategy {
+ public:
+  explicit StatusStrategy(const Strategy* main) : main_(main) {}
+  void PrepareForUpdate(json& obj, const json& old) const override;
+  void ValidateUpdate(const json& obj, const json& old,
+                      FieldErrors* errs) const override;
+
+ private:
+  const Strategy* main_;
+};
+
+struct ResourceInfo {
+  std::string group;    // "" for core
+  std::string version;  // "v1"
+  std::string kind;     // "Pod"
+  std::string list_kind;  // "PodList"
+  std::string plural;     // "pods"
+  std::string singular;   // "pod"
+  std::vector<std::string> short_names;  // {"po"}
+  std::vector<std::string> categories;   // {"all"}
+  bool namespaced = true;
+  std::vector<std::string> verbs;  // sorted: create delete deletecollection get list patch update watch
+  std::vector<Subresource> subresources;
+  // Store key prefix, as kube-apiserver lays out etcd: "/registry/pods/".
+  // Keys are prefix + "<ns>/<name>" or prefix + "<name>".
+  std::string key_prefix;
+  // Root type in the schema, e.g. "io.k8s.api.core.v1.Pod".
+  std::string schema_type;
+  // "subdomain" (DNS-1123 subdomain) or "label" (DNS-1123 label) name rule.
+  std::string name_rule = "subdomain";
+
+  // Table output.
+  std::vector<PrinterColumn> columns;
+  // One row's cells for obj, in column order. `now` computes ages.
+  std::function<std::vector<json>(const json& obj, TimePoint now)> cells;
+
+  // Fields usable in fieldSelector besides metadata.name/metadata.namespace.
+  std::vector<SelectableField> selectable_fields;
+
+  const Strategy* strategy = nullptr;
+  const Strategy* status_strategy = nullptr;  // set iff "status" subresource
+
+  // Resources that share their objects with another (events.k8s.io/v1
+  // events over core/v1 events): the stored form and converters. Null when
+  // the resource stores its own form.
+  std::function<json(const json& stored)> from_storage;
+  std::function<json(const json& served)> to_storage;
+
+  std::string ApiVersion() const {
+    return group.empty() ? version : group + "/" + version;
+  }
+  // "pods" or "deployments.apps": how errors name the resource.
+  std::string QualifiedName() const {
+    return group.empty() ? plural : plural + "." + group;
+  }
+  bool HasVerb(std::string_view verb) const;
+  const Subresource* FindSubresource(std::string_view name) const;
+};
+
+class Catalog {
+ public:
+  // The compiled-in catalog of every resource we serve.
+  static const Catalog& Get();
+
+  const std::vector<const ResourceInfo*>& resources() const { return all_; }
+  // By group, version and plural (or a subresource-less path segment).
+  const ResourceInfo* Find(std::string_view group, std::string_view version,
+                           std::string_view plural) const;
+  const ResourceInfo* FindByKind(std::string_view group,
+                                 std::string_view version,
+                                 std::string_view kind) const;
+  // Group/versions in discovery order: "" first, then groups by name.
+  std::vector<std::pair<std::string, std::string>> GroupVersions() const;
+
+  void Add(const ResourceInfo* info) { all_.push_back(info); }
+
+ private:
+  std::vector<const ResourceInfo*> all_;
+};
+
+}  // namespace kmock::api
+
+#endif  // KMOCK_API_RESOURCE_H_

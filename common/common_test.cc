@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "common/status.h"
+
+namespace kmock {
+namespace {
+
+TEST(ClockTest, FormatsAndParsesRfc3339) {
+  TimePoint t;
+  ASSERT_TRUE(ParseRfc3339("2026-11-30T06:27:27Z", &t));
+  EXPECT_EQ(FormatRfc3339(t), "2026-11-30T06:27:27Z");
+  ASSERT_TRUE(ParseRfc3339("2026-11-30T06:27:27.123456Z", &t));
+  EXPECT_EQ(FormatRfc3339Micro(t), "2026-11-30T06:27:27.123456Z");
+  ASSERT_TRUE(ParseRfc3339("2026-11-30T08:27:27+02:00", &t));
+  EXPECT_EQ(FormatRfc3339(t), "2026-11-30T06:27:27Z");
+  EXPECT_FALSE(ParseRfc3339("yesterday", &t));
+}
+
+TEST(ClockTest, HumanDurationMatchesKubectl) {
+  using std::chrono::seconds;
+  EXPECT_EQ(HumanDuration(seconds(5)), "5s");
+  EXPECT_EQ(HumanDuration(seconds(119)), "119s");
+  EXPECT_EQ(HumanDuration(seconds(182)), "3m2s");
+  EXPECT_EQ(HumanDuration(seconds(600)), "10m");
+  EXPECT_EQ(HumanDuration(seconds(3 * 3600 + 120)), "3h2m");
+  EXPECT_EQ(HumanDuration(seconds(10 * 3600)), "10h");
+  EXPECT_EQ(HumanDuration(seconds(3 * 86400 + 3600)), "3d1h");
+}
+
+TEST(RngTest, SameSeedSameSequence) {
+  Rng a(42), b(42), c(43);
+  std::string ua = a.Uuid();
+  EXPECT_EQ(ua, b.Uuid());
+  EXPECT_NE(ua, c.Uuid());
+  EXPECT_EQ(ua.size(), 36u);
+  EXPECT_EQ(ua[14], '4');
+  std::string s = a.NameSuffix(5);
+  EXPECT_EQ(s.size(), 5u);
+  EXPECT_EQ(s.find_first_not_of("bcdfghjklmnpqrstvwxz2456789"), std::string::npos);
+}
+
+TEST(ResultTest, CarriesValueOrError) {
+  Result<int> ok(3);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(*ok, 3);
+  Result<int> bad(NotFoundError("x"));
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kmock

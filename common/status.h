@@ -1,0 +1,155 @@
+// Errors as values: Status and Result<T>, used below the HTTP layer.
+//
+// A Status carries a code from a small set plus what a Kubernetes Status
+// object needs (message, reason override, details, causes), so that the
+// server turns any error into kube-apiserver's JSON in one place
+// (server/errors.cc). The store uses the storage codes (kCompacted,
+// kFutureRevision); the registry translates those into API errors.
+//
+// Thread safety: plain values; safe to copy between threads.
+#ifndef KMOCK_COMMON_STATUS_H_
+#define KMOCK_COMMON_STATUS_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kmock {
+
+enum class StatusCode {
+  kOk = 0,
+  // API-level codes, each one HTTP status and Kubernetes reason.
+  kBadRequest,            // 400 BadRequest
+  kUnauthorized,          // 401 Unauthorized
+  kForbidden,             // 403 Forbidden
+  kNotFound,              // 404 NotFound
+  kMethodNotAllowed,      // 405 MethodNotAllowed
+  kNotAcceptable,         // 406 NotAcceptable
+  kAlreadyExists,         // 409 AlreadyExists
+  kConflict,              // 409 Conflict
+  kGone,                  // 410 Gone
+  kExpired,               // 410 Expired (compacted resourceVersion)
+  kRequestEntityTooLarge, // 413 RequestEntityTooLarge
+  kUnsupportedMediaType,  // 415 UnsupportedMediaType
+  kInvalid,               // 422 Invalid
+  kTooManyRequests,       // 429 TooManyRequests
+  kInternal,              // 500 InternalError
+  kServiceUnavailable,    // 503 ServiceUnavailable
+  kTimeout,               // 504 Timeout
+  // Storage-level codes; the registry maps them to API codes.
+  kCompacted,      // the requested revision was compacted away
+  kFutureRevision, // the requested revision is beyond the current one
+};
+
+// One field error, as in a Kubernetes StatusCause.
+struct StatusCause {
+  std::string reason;   // e.g. "FieldValueRequired"
+  std::string message;  // e.g. "Required value"
+  std::string field;    // e.g. "spec.containers[0].image"
+  bool operator==(const StatusCause&) const = default;
+};
+
+// Kubernetes StatusDetails.
+struct StatusDetails {
+  std::string name;
+  std::string group;
+  std::string kind;  // the resource plural, e.g. "pods"
+  std::string uid;
+  std::vector<StatusCause> causes;
+  int retry_after_seconds = 0;
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message, StatusDetails details)
+      : code_(code), message_(std::move(message)), details_(std::move(details)) {}
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  const StatusDetails& details() const { return details_; }
+  StatusDetails& mutable_details() { return details_; }
+  // An explicit Kubernetes reason, for the rare error whose reason differs
+  // from its code's default (e.g. 403 with reason "Forbidden" is default).
+  const std::string& reason() const { return reason_; }
+  Status& set_reason(std::string r) {
+    reason_ = std::move(r);
+    return *this;
+  }
+  Status& set_message(std::string m) {
+    message_ = std::move(m);
+    return *this;
+  }
+
+  std::string ToString() const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+  std::string reason_;
+  StatusDetails details_;
+};
+
+const char* StatusCodeName(StatusCode code);
+
+// A value or an error. REQUIRES: ok() before value().
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOkStatus;
+    return ok() ? kOkStatus : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+// Convenience constructors.
+inline Status NotFoundError(std::string msg) {
+  return Status(StatusCode::kNotFound, std::move(msg));
+}
+inline Status InternalError(std::string msg) {
+  return Status(StatusCode::kInternal, std::move(msg));
+}
+inline Status BadRequestError(std::string msg) {
+  return Status(StatusCode::kBadRequest, std::move(msg));
+}
+
+}  // namespace kmock
+
+#define KMOCK_RETURN_IF_ERROR(expr)        \
+  do {                                     \
+    ::kmock::Status _st = (expr);          \
+    if (!_st.ok()) return _st;             \
+  } while (0)
+
+#define KMOCK_CONCAT_INNER(a, b) a##b
+#define KMOCK_CONCAT(a, b) KMOCK_CONCAT_INNER(a, b)
+#define KMOCK_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
+  lhs = std::move(tmp).value()
+// KMOCK_ASSIGN_OR_RETURN(auto x, Foo()); returns the error if Foo() fails.
+#define KMOCK_ASSIGN_OR_RETURN(lhs, expr) \
+  KMOCK_ASSIGN_OR_RETURN_IMPL(KMOCK_CONCAT(_res_, __LINE__), lhs, expr)
+
+#endif  // KMOCK_COMMON_STATUS_H_

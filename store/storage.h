@@ -1,0 +1,158 @@
+// The storage interface: an MVCC key-value store in the role of etcd.
+//
+// It knows nothing about Kubernetes types: keys and values are bytes. Every
+// successful write gets the next revision (a global counter starting at 1);
+// each key records the revision that created it and the one that last
+// modified it. History is kept until compacted, so a watch or a list can be
+// served from any retained revision.
+//
+// Errors (Status codes):
+//   kNotFound        the key does not exist (or did not at that revision)
+//   kAlreadyExists   Create on a key that exists
+//   kConflict        a compare-and-swap lost (expected mod revision differs)
+//   kCompacted       the revision asked for is at or below the compacted one
+//   kFutureRevision  the revision asked for is beyond the current one
+//   kInternal        I/O failure; after one, every later write fails too
+//
+// Thread safety: every method may be called from any thread concurrently.
+// Writes are serialised by one writer, which batches concurrent writes into
+// one durable RocksDB write (group commit) and publishes their events to
+// watchers in revision order before the writes return.
+#ifndef KMOCK_STORE_STORAGE_H_
+#define KMOCK_STORE_STORAGE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace kmock::store {
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+  int64_t version = 0;  // number of writes since creation (1 after create)
+};
+
+struct Event {
+  enum class Type { kPut, kDelete };
+  Type type = Type::kPut;
+  // For kPut: the new key/value. For kDelete: the key with the value it held
+  // before the delete, and mod_revision = the revision of the delete.
+  KeyValue kv;
+  // The value before this event; empty and has_prev=false for a create.
+  bool has_prev = false;
+  std::string prev_value;
+  int64_t revision = 0;  // == kv.mod_revision
+};
+
+struct ListOptions {
+  // Keys that start with prefix. ("" = every key.)
+  std::string prefix;
+  // Read at this revision; 0 = the current one. kCompacted if at or below
+  // the compacted revision (except when it equals the current revision),
+  // kFutureRevision if beyond the current one.
+  int64_t revision = 0;
+  // At most this many items; 0 = no limit.
+  int64_t limit = 0;
+  // Start at this key (inclusive); must start with prefix. Empty = at prefix.
+  std::string start_key;
+};
+
+struct ListResult {
+  std::vector<KeyValue> items;
+  int64_t revision = 0;  // the revision the list was read at
+  bool more = false;     // more keys after the last item (limit hit)
+  int64_t remaining = 0; // how many keys remain after the last item
+};
+
+// A stream of events for keys under a prefix.
+class Watcher {
+ public:
+  virtual ~Watcher() = default;
+  Watcher() = default;
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
+
+  // Waits up to `timeout` for the next events and appends them to `out`.
+  // Returns OK with nothing appended on timeout. Returns an error when the
+  // watch has ended: kCompacted when the watcher fell too far behind (its
+  // bounded queue overflowed) or its start was compacted, kServiceUnavailable
+  // when the store is shutting down. After an error, the watcher is dead.
+  virtual Status Next(std::chrono::milliseconds timeout,
+                      std::vector<Event>* out) = 0;
+  // Ends the watch; a blocked Next returns kServiceUnavailable. Idempotent.
+  virtual void Stop() = 0;
+};
+
+struct StorageOptions {
+  // Directory of the RocksDB database. Ignored when in_memory.
+  std::string path;
+  // Run on RocksDB's in-memory environment: nothing touches the disk.
+  bool in_memory = false;
+  // Durable writes (fsync before a write returns).
+  bool sync = true;
+  // Events a watcher may have queued before it is ended as too slow.
+  size_t watcher_queue_limit = 10000;
+  // Periodic compaction, as kube-apiserver does it: every interval, compact
+  // to the revision that was current one interval ago (so at least one
+  // interval of history is kept). 0 disables the loop; Compact still works.
+  std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
+};
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  virtual Result<KeyValue> Get(const std::string& key) = 0;
+  virtual Result<ListResult> List(const ListOptions& options) = 0;
+
+  // Creates key only if it is absent. Returns the stored KeyValue.
+  virtual Result<KeyValue> Create(const std::string& key, std::string value) = 0;
+  // Replaces the value if the key's mod_revision equals expected_mod_revision
+  // (kConflict otherwise; kNotFound if absent). expected_mod_revision == 0
+  // means unconditional (still kNotFound if absent). If the value is
+  // byte-identical to the stored one, nothing is written and the stored
+  // KeyValue is returned with its old revision.
+  virtual Result<KeyValue> Update(const std::string& key, std::string value,
+                                  int64_t expected_mod_revision) = 0;
+  // Deletes the key if its mod_revision equals expected_mod_revision (0 =
+  // unconditional). Returns the deleted KeyValue (its last value) with
+  // mod_revision set to the revision of the delete.
+  virtual Result<KeyValue> Delete(const std::string& key,
+                                  int64_t expected_mod_revision) = 0;
+
+  // Events for keys under prefix with revision > after_revision.
+  // after_revision == 0 means "from now on". kCompacted if after_revision <
+  // the compacted revision; kFutureRevision if beyond the current one.
+  virtual Result<std::unique_ptr<Watcher>> Watch(const std::string& prefix,
+                                                 int64_t after_revision) = 0;
+
+  // Drops history at and below `revision` (the current value of every live
+  // key stays). kCompacted if already compacted past it, kFutureRevision
+  // if beyond the current revision.
+  virtual Status Compact(int64_t revision) = 0;
+
+  virtual int64_t CurrentRevision() = 0;
+  virtual int64_t CompactedRevision() = 0;
+
+  // Flushes, ends every watcher (kServiceUnavailable) and closes. Idempotent;
+  // later calls fail with kServiceUnavailable.
+  virtual void Close() = 0;
+};
+
+// Opens (creating if needed) the RocksDB-backed store.
+Result<std::unique_ptr<Storage>> OpenRocksStorage(const StorageOptions& options);
+
+}  // namespace kmock::store
+
+#endif  // KMOCK_STORE_STORAGE_H_
