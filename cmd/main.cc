@@ -1,1 +1,184 @@
-int main() { return 0; }
+// kubemock: the program's entry point. Wires the store, registry, PKI,
+// kubeconfig, API server and controllers together for `kubemock serve`.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "certs/pki.h"
+#include "cmd/serve_options.h"
+#include "common/clock.h"
+#include "common/rng.h"
+#include "controllers/controller_manager.h"
+#include "kubeconfig/kubeconfig.h"
+#include "registry/registry.h"
+#include "server/api_server.h"
+#include "store/storage.h"
+
+namespace kmock {
+namespace {
+
+constexpr char kKubemockVersion[] = "0.1.0";
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "kubemock: %s\n", msg.c_str());
+  return 1;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
+  return buf;
+}
+
+bool IsIpLiteral(const std::string& s) {
+  return s.find_first_not_of("0123456789.") == std::string::npos ||
+         s.find(':') != std::string::npos;
+}
+
+std::string UrlHost(const std::string& bind) {
+  std::string host = (bind == "0.0.0.0") ? "127.0.0.1" : (bind == "::" ? "::1" : bind);
+  if (host.find(':') != std::string::npos) return "[" + host + "]";
+  return host;
+}
+
+int Serve(const cmd::ServeOptions& o) {
+  // Signals are handled by a sigwait in this thread; every thread started
+  // from here on inherits the blocked mask.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  RealClock clock;
+  const uint64_t seed = o.seed ? *o.seed : std::random_device{}();
+  Rng rng(seed);
+
+  if (!o.in_memory) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.data_dir, ec);
+    if (ec) return Fail("cannot create data directory " + o.data_dir + ": " + ec.message());
+    std::filesystem::permissions(o.data_dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, ec);
+  }
+
+  // Store.
+  store::StorageOptions so;
+  so.in_memory = o.in_memory;
+  so.path = o.data_dir + "/store";
+  so.compaction_interval = std::chrono::seconds(o.compaction_interval_seconds);
+  auto storage = store::OpenRocksStorage(so);
+  if (!storage.ok()) return Fail("cannot open the store: " + storage.status().message());
+
+  // PKI.
+  certs::PkiOptions po;
+  po.dir = o.in_memory ? "" : o.data_dir;
+  po.dns_names = {"localhost", "kubernetes", "kubernetes.default",
+                  "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"};
+  po.ip_addresses = {"127.0.0.1", "::1"};
+  if (std::string h = HostName(); !h.empty()) po.dns_names.push_back(h);
+  if (o.bind != "0.0.0.0" && o.bind != "::") {
+    if (IsIpLiteral(o.bind)) po.ip_addresses.push_back(o.bind);
+    else po.dns_names.push_back(o.bind);
+  }
+  po.clock = &clock;
+  po.rng = &rng;
+  auto pki = certs::LoadOrCreatePki(po);
+  if (!pki.ok()) return Fail("cannot set up certificates: " + pki.status().message());
+
+  registry::Registry registry(storage->get(), &clock, &rng);
+
+  // Controllers: bootstrap the cluster's objects, then run the loops.
+  controllers::ControllerManagerOptions cmo;
+  cmo.cluster_file = o.cluster_file;
+  cmo.kubernetes_version = o.kubernetes_version;
+  cmo.pace = o.pace;
+  auto manager = controllers::ControllerManager::Create(&registry, &clock, &rng, cmo);
+  if (!manager.ok()) return Fail(manager.status().message());
+
+  // API server.
+  server::ServerOptions sv;
+  sv.bind_address = o.bind;
+  sv.port = o.port;
+  sv.server_cert_pem = pki->server_cert_pem;
+  sv.server_key_pem = pki->server_key_pem;
+  sv.client_ca_pem = pki->ca_cert_pem;
+  sv.tokens.push_back({pki->admin_token, {certs::kAdminCommonName, "", {certs::kAdminGroup, "system:authenticated"}}});
+  sv.threads = o.threads;
+  sv.max_request_body_bytes = size_t(o.max_request_bytes);
+  sv.kubernetes_version = o.kubernetes_version;
+  sv.verbose = o.verbose;
+  server::ApiServer api(sv, &registry, &clock, &rng);
+  if (Status st = api.Start(); !st.ok()) return Fail(st.message());
+
+  if (Status st = (*manager)->Start(); !st.ok()) return Fail(st.message());
+  (*manager)->WaitUntilReady(std::chrono::seconds(30));
+
+  // Kubeconfig.
+  const std::string url = "https://" + UrlHost(o.bind) + ":" + std::to_string(api.port());
+  kubeconfig::Entry entry;
+  entry.server = url;
+  entry.ca_pem = pki->ca_cert_pem;
+  entry.client_cert_pem = pki->admin_cert_pem;
+  entry.client_key_pem = pki->admin_key_pem;
+  std::string kc_path = o.kubeconfig.empty() ? kubeconfig::DefaultKubeconfigPath() : o.kubeconfig;
+  Status kst = o.kubeconfig.empty() ? kubeconfig::MergeKubeconfig(kc_path, entry)
+                                    : kubeconfig::WriteStandaloneKubeconfig(kc_path, entry);
+  if (!kst.ok()) return Fail("cannot write kubeconfig " + kc_path + ": " + kst.message());
+
+  std::printf("kubemock ready: %s kubeconfig=%s context=%s\n", url.c_str(),
+              kc_path.c_str(), entry.name.c_str());
+  std::fflush(stdout);
+  if (o.verbose)
+    std::fprintf(stderr, "kubemock: seed %llu, data %s\n",
+                 static_cast<unsigned long long>(seed),
+                 o.in_memory ? "in memory" : o.data_dir.c_str());
+
+  int sig = 0;
+  sigwait(&sigs, &sig);
+  std::fprintf(stderr, "kubemock: %s received, shutting down\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  api.Stop();
+  (*manager)->Stop();
+  (*storage)->Close();
+  return 0;
+}
+
+}  // namespace
+}  // namespace kmock
+
+int main(int argc, char** argv) {
+  using namespace kmock;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(cmd::TopLevelHelp().c_str(), args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "version" || args[0] == "--version") {
+    std::printf("kubemock %s (serves Kubernetes v1.33 by default)\n", kKubemockVersion);
+    return 0;
+  }
+  if (args[0] != "serve") {
+    std::fprintf(stderr, "kubemock: unknown command %s\n\n%s", args[0].c_str(),
+                 cmd::TopLevelHelp().c_str());
+    return 2;
+  }
+  auto opts = cmd::ParseServeOptions({args.begin() + 1, args.end()});
+  if (!opts.ok()) {
+    std::fprintf(stderr, "kubemock: %s\n", opts.status().message().c_str());
+    return 2;
+  }
+  if (opts->help) {
+    std::fputs(cmd::ServeHelp().c_str(), stdout);
+    return 0;
+  }
+  return Serve(*opts);
+}

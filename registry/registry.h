@@ -167,11 +167,39 @@ class Registry {
 
   store::Storage* storage() { return storage_; }
   const Clock& clock() const { return *clock_; }
+  Rng& rng() { return *rng_; }
+
+  // When true, Delete honours propagationPolicy Orphan and Foreground by
+  // adding the orphan / foregroundDeletion finalizers, which only a garbage
+  // collector removes. Off until a garbage collector runs.
+  void set_garbage_collection(bool on) { garbage_collection_ = on; }
 
  private:
+  // The shared tail of Update, Patch and GuaranteedUpdate: strategy,
+  // defaulting, validation and the compare-and-swap write of obj over the
+  // stored object `old` read at revision cur_revision.
+  Result<WriteResult> UpdateExisting(const api::ResourceInfo& res,
+                                     std::string_view subresource,
+                                     const std::string& key,
+                                     int64_t cur_revision, const json& old,
+                                     json obj, const WriteOptions& opts);
+  // Removes an object whose deletion is due (deletionTimestamp set, no
+  // finalizers left, grace period 0) after a write.
+  Status FinishDeletionIfDue(const std::string& key, const json& obj,
+                             int64_t revision);
+  // Create-time admission: the namespace exists and is not terminating.
+  Status AdmitNamespace(const api::ResourceInfo& res, std::string_view ns,
+                        const std::string& name);
+  Status ValidateFields(const api::ResourceInfo& res, const json& obj,
+                        const WriteOptions& opts);
+  Result<WriteResult> CreateObject(const api::ResourceInfo& res,
+                                   std::string_view ns, json obj,
+                                   const WriteOptions& opts);
+
   store::Storage* storage_;
   const Clock* clock_;
   Rng* rng_;
+  bool garbage_collection_ = false;
 };
 
 }  // namespace kmock::registry

@@ -1,0 +1,304 @@
+#include "api/decode_check.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace kmock::api {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr char kQuantityFormatError[] =
+    "quantities must match the regular expression "
+    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+// "io.k8s.api.core.v1.Container" -> "Container".
+std::string ShortName(const std::string& type_name) {
+  return type_name.substr(type_name.rfind('.') + 1);
+}
+
+// "io.k8s.api.core.v1.Container" -> "v1.Container": the Go spelling, whose
+// package is the last path segment of the Go package.
+std::string GoTypeName(const std::string& type_name) {
+  auto last = type_name.rfind('.');
+  if (last == std::string::npos || last == 0) return type_name;
+  auto prev = type_name.rfind('.', last - 1);
+  return type_name.substr(prev == std::string::npos ? 0 : prev + 1);
+}
+
+std::string GoScalar(ValueKind kind, const std::string& format) {
+  switch (kind) {
+    case ValueKind::kString:
+      return format == "byte" ? "[]uint8" : "string";
+    case ValueKind::kInteger:
+      return format.empty() ? "int" : format;  // "int32", "int64"
+    case ValueKind::kNumber:
+      return "float64";
+    case ValueKind::kBoolean:
+      return "bool";
+    default:
+      return "interface {}";
+  }
+}
+
+std::string GoElementType(const ElementSchema& e) {
+  if (!e.ref.empty()) return GoTypeName(e.ref);
+  return GoScalar(e.kind, e.format);
+}
+
+std::string GoFieldType(const Field& f) {
+  switch (f.kind) {
+    case ValueKind::kArray:
+      return "[]" + GoElementType(f.items);
+    case ValueKind::kMap:
+      return "map[string]" + GoElementType(f.items);
+    default:
+      if (!f.ref.empty()) return GoTypeName(f.ref);
+      return GoScalar(f.kind, f.format);
+  }
+}
+
+// How Go's decoder names a JSON value in its errors.
+std::string JsonValueName(const json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "bool";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "object";
+  return "number";
+}
+
+bool FitsInteger(const json& v, const std::string& format) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (format == "int32") return u <= std::numeric_limits<int32_t>::max();
+    return u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  }
+  if (!v.is_number_integer()) return false;
+  int64_t i = v.get<int64_t>();
+  if (format == "int32") {
+    return i >= std::numeric_limits<int32_t>::min() &&
+           i <= std::numeric_limits<int32_t>::max();
+  }
+  return true;
+}
+
+class TypeChecker {
+ public:
+  explicit TypeChecker(const Schema& schema) : schema_(schema) {}
+
+  std::optional<std::string> CheckObject(const json& obj, const Type& type,
+                                         const std::string& path) {
+    for (const auto& [key, value] : obj.items()) {
+      const Field* f = type.FindField(key);
+      if (!f) continue;  // unknown fields are reported separately
+      std::string fpath = path.empty() ? key : path + "." + key;
+      auto err =
+          CheckValue(value, f->kind, f->format, f->ref, ShortName(type.name),
+                     fpath, GoFieldType(*f), &f->items);
+      if (err) return err;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<std::string> Mismatch(const json& v, const std::string& strct,
+                                      const std::string& path,
+                                      const std::string& go_type) {
+    // Go names a number by its literal only when it fails to fit an
+    // integer target (1.5 or 3000000000 into int32).
+    std::string value = JsonValueName(v);
+    bool int_target = go_type == "int" || go_type.rfind("int", 0) == 0;
+    if (v.is_number() && int_target) value = "number " + v.dump();
+    return "json: cannot unmarshal " + value + " into Go struct field " +
+           strct + "." + path + " of type " + go_type;
+  }
+
+  // `go_type` is how Go names the target type; `items` is set for arrays and
+  // maps.
+  std::optional<std::string> CheckValue(
+      const json& v, ValueKind kind, const std::string& format,
+      const std::string& ref, const std::string& strct, const std::string& path,
+      const std::string& go_type, const ElementSchema* items) {
+    if (v.is_null()) return std::nullopt;
+    const Type* named = ref.empty() ? nullptr : schema_.Find(ref);
+    if (named && !named->proto_shape.empty()) {
+      const std::string& shape = named->proto_shape;
+      if (shape == "quantity") {
+        if (v.is_string() || v.is_number()) return std::nullopt;
+        return std::string(kQuantityFormatError);
+      }
+      if (shape == "intorstring") {
+        if (v.is_string() || (v.is_number() && FitsInteger(v, "int32"))) {
+          return std::nullopt;
+        }
+        return Mismatch(v, strct, path, "int32");
+      }
+      if (shape == "time" || shape == "microtime") {
+        if (v.is_string()) return std::nullopt;
+        return Mismatch(v, strct, path, "string");
+      }
+      return std::nullopt;  // rawextension: anything goes
+    }
+    switch (kind) {
+      case ValueKind::kString:
+        if (!v.is_string()) return Mismatch(v, strct, path, go_type);
+        return std::nullopt;
+      case ValueKind::kInteger:
+        if (!v.is_number() || !FitsInteger(v, format)) {
+          return Mismatch(v, strct, path, go_type);
+        }
+        return std::nullopt;
+      case ValueKind::kNumber:
+        if (!v.is_number()) return Mismatch(v, strct, path, go_type);
+        return std::nullopt;
+      case ValueKind::kBoolean:
+        if (!v.is_boolean()) return Mismatch(v, strct, path, go_type);
+        return std::nullopt;
+      case ValueKind::kObject: {
+        if (!v.is_object()) return Mismatch(v, strct, path, go_type);
+        if (!named || named->preserve_unknown_fields) return std::nullopt;
+        return CheckObject(v, *named, path);
+      }
+      case ValueKind::kArray:
+      case ValueKind::kMap: {
+        bool is_array = kind == ValueKind::kArray;
+        if (is_array ? !v.is_array() : !v.is_object()) {
+          return Mismatch(v, strct, path, go_type);
+        }
+        std::string elem_type = GoElementType(*items);
+        for (const auto& e : v) {
+          auto err = CheckValue(e, items->kind, items->format, items->ref,
+                                strct, path, elem_type, nullptr);
+          if (err) return err;
+        }
+        return std::nullopt;
+      }
+      case ValueKind::kAny:
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  const Schema& schema_;
+};
+
+void CollectUnknown(const json& obj, const Type& type, const Schema& schema,
+                    const std::string& path, bool root,
+                    std::vector<std::string>* out);
+
+void CollectValue(const json& v, ValueKind kind, const std::string& ref,
+                  const ElementSchema* items, const Schema& schema,
+                  const std::string& path, std::vector<std::string>* out) {
+  switch (kind) {
+    case ValueKind::kObject: {
+      if (!v.is_object()) return;
+      const Type* t = schema.Find(ref);
+      if (t && t->kind == ValueKind::kObject && !t->preserve_unknown_fields) {
+        CollectUnknown(v, *t, schema, path, false, out);
+      }
+      return;
+    }
+    case ValueKind::kArray: {
+      if (!v.is_array()) return;
+      for (size_t i = 0; i < v.size(); ++i) {
+        CollectValue(v[i], items->kind, items->ref, nullptr, schema,
+                     path + "[" + std::to_string(i) + "]", out);
+      }
+      return;
+    }
+    case ValueKind::kMap: {
+      if (!v.is_object()) return;
+      for (const auto& [key, value] : v.items()) {
+        CollectValue(value, items->kind, items->ref, nullptr, schema,
+                     path + "." + key, out);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void CollectUnknown(const json& obj, const Type& type, const Schema& schema,
+                    const std::string& path, bool root,
+                    std::vector<std::string>* out) {
+  for (const auto& [key, value] : obj.items()) {
+    std::string fpath = path.empty() ? key : path + "." + key;
+    const Field* f = type.FindField(key);
+    if (!f) {
+      if (root && (key == "apiVersion" || key == "kind")) continue;
+      out->push_back(fpath);
+      continue;
+    }
+    CollectValue(value, f->kind, f->ref, &f->items, schema, fpath, out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> UnknownFields(const nlohmann::json& obj,
+                                       const Type& root, const Schema& schema) {
+  std::vector<std::string> out;
+  if (obj.is_object() && !root.preserve_unknown_fields &&
+      root.kind == ValueKind::kObject) {
+    CollectUnknown(obj, root, schema, "", true, &out);
+  }
+  return out;
+}
+
+std::optional<std::string> FirstTypeError(const nlohmann::json& obj,
+                                          const Type& root,
+                                          const Schema& schema) {
+  if (!obj.is_object() || root.kind != ValueKind::kObject) return std::nullopt;
+  TypeChecker checker(schema);
+  return checker.CheckObject(obj, root, "");
+}
+
+Status DecodeError(const std::string& kind, const std::string& version,
+                   const std::string& detail) {
+  return Status(StatusCode::kBadRequest, kind + " in version \"" + version +
+                                             "\" cannot be handled as a " +
+                                             kind + ": " + detail);
+}
+
+Status StrictDecodingError(const std::string& kind, const std::string& version,
+                           const std::vector<std::string>& unknown) {
+  std::string detail = "strict decoding error: ";
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    if (i > 0) detail += ", ";
+    detail += "unknown field \"" + unknown[i] + "\"";
+  }
+  return DecodeError(kind, version, detail);
+}
+
+std::vector<std::string> UnknownFieldWarnings(
+    const std::vector<std::string>& unknown) {
+  std::vector<std::string> out;
+  out.reserve(unknown.size());
+  for (const auto& path : unknown)
+    out.push_back("unknown field \"" + path + "\"");
+  return out;
+}
+
+Status CheckBody(const nlohmann::json& obj, const Type& root,
+                 const std::string& kind, const std::string& version,
+                 const std::string& field_validation,
+                 std::vector<std::string>* warnings, const Schema& schema) {
+  if (auto err = FirstTypeError(obj, root, schema)) {
+    return DecodeError(kind, version, *err);
+  }
+  if (field_validation == "Ignore") return Status::Ok();
+  std::vector<std::string> unknown = UnknownFields(obj, root, schema);
+  if (unknown.empty()) return Status::Ok();
+  if (field_validation == "Strict") {
+    return StrictDecodingError(kind, version, unknown);
+  }
+  if (warnings) {
+    for (auto& w : UnknownFieldWarnings(unknown))
+      warnings->push_back(std::move(w));
+  }
+  return Status::Ok();
+}
+
+}  // namespace kmock::api

@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include "api/resource.h"
+
+namespace kmock::api {
+namespace {
+
+TEST(CatalogTest, CoreResources) {
+  const Catalog& c = Catalog::Get();
+  const ResourceInfo* pods = c.Find("", "v1", "pods");
+  ASSERT_NE(pods, nullptr);
+  EXPECT_EQ(pods->kind, "Pod");
+  EXPECT_EQ(pods->short_names, std::vector<std::string>{"po"});
+  EXPECT_EQ(pods->categories, std::vector<std::string>{"all"});
+  EXPECT_EQ(pods->key_prefix, "/registry/pods/");
+  EXPECT_TRUE(pods->HasVerb("deletecollection"));
+  ASSERT_NE(pods->FindSubresource("binding"), nullptr);
+  EXPECT_EQ(pods->FindSubresource("binding")->kind, "Binding");
+  EXPECT_NE(pods->status_strategy, nullptr);
+  EXPECT_EQ(pods->QualifiedName(), "pods");
+
+  const ResourceInfo* nodes = c.FindByKind("", "v1", "Node");
+  ASSERT_NE(nodes, nullptr);
+  EXPECT_FALSE(nodes->namespaced);
+  EXPECT_EQ(nodes->key_prefix, "/registry/minions/");
+  EXPECT_EQ(nodes->short_names, std::vector<std::string>{"no"});
+
+  const ResourceInfo* ns = c.Find("", "v1", "namespaces");
+  ASSERT_NE(ns, nullptr);
+  EXPECT_FALSE(ns->HasVerb("deletecollection"));
+  EXPECT_EQ(ns->name_rule, "label");
+  EXPECT_NE(ns->FindSubresource("finalize"), nullptr);
+
+  const ResourceInfo* bindings = c.Find("", "v1", "bindings");
+  ASSERT_NE(bindings, nullptr);
+  EXPECT_EQ(bindings->verbs, std::vector<std::string>{"create"});
+}
+
+TEST(CatalogTest, EventsShareStorage) {
+  const Catalog& c = Catalog::Get();
+  const ResourceInfo* core = c.Find("", "v1", "events");
+  const ResourceInfo* ev = c.Find("events.k8s.io", "v1", "events");
+  ASSERT_NE(core, nullptr);
+  ASSERT_NE(ev, nullptr);
+  EXPECT_EQ(core->key_prefix, ev->key_prefix);
+  EXPECT_FALSE(static_cast<bool>(core->from_storage));
+  ASSERT_TRUE(static_cast<bool>(ev->from_storage));
+  EXPECT_EQ(ev->ApiVersion(), "events.k8s.io/v1");
+  EXPECT_EQ(ev->QualifiedName(), "events.events.k8s.io");
+  EXPECT_EQ(ev->schema_type, "io.k8s.api.events.v1.Event");
+}
+
+TEST(CatalogTest, EveryResourceIsComplete) {
+  for (const ResourceInfo* r : Catalog::Get().resources()) {
+    SCOPED_TRACE(r->QualifiedName());
+    EXPECT_FALSE(r->kind.empty());
+    EXPECT_EQ(r->list_kind, r->kind + "List");
+    EXPECT_NE(r->strategy, nullptr);
+    EXPECT_TRUE(std::is_sorted(r->verbs.begin(), r->verbs.end()));
+    EXPECT_EQ(r->status_strategy != nullptr,
+              r->FindSubresource("status") != nullptr);
+    ASSERT_TRUE(static_cast<bool>(r->cells));
+    EXPECT_EQ(r->columns.front().name == "Name" ||
+                  r->columns.front().name == "Last Seen",
+              true);
+    if (r->HasVerb("list")) {
+      EXPECT_FALSE(r->key_prefix.empty());
+    }
+  }
+}
+
+TEST(CatalogTest, GroupVersionsInOrder) {
+  auto gvs = Catalog::Get().GroupVersions();
+  ASSERT_EQ(gvs.size(), 3u);
+  EXPECT_EQ(gvs[0], (std::pair<std::string, std::string>{"", "v1"}));
+  EXPECT_EQ(gvs[1].first, "coordination.k8s.io");
+  EXPECT_EQ(gvs[2].first, "events.k8s.io");
+}
+
+TEST(CatalogTest, LeasesAndUnknown) {
+  const ResourceInfo* l =
+      Catalog::Get().Find("coordination.k8s.io", "v1", "leases");
+  ASSERT_NE(l, nullptr);
+  EXPECT_TRUE(l->namespaced);
+  EXPECT_TRUE(l->short_names.empty());
+  EXPECT_EQ(Catalog::Get().Find("", "v1", "widgets"), nullptr);
+}
+
+}  // namespace
+}  // namespace kmock::api

@@ -1,0 +1,402 @@
+// schema_embed: reads the type definitions in api/types/*.yaml (format in
+// api/types/README.md), checks them, and writes a C++ source file that holds
+// them as one compact JSON document (kmock::api::kEmbeddedSchemaJson), the
+// form api/schema.cc loads at start-up.
+//
+// Checks: every type name is unique, every reference resolves, no type has
+// two fields with one JSON name or one protobuf number, merge keys and list
+// map keys name fields of the element type, and enums sit on scalars. Any
+// failure prints "<file>: <type>.<field>: <problem>" and exits non-zero,
+// which fails the build.
+//
+// Usage: kmock_schema_embed OUTPUT.cc INPUT.yaml...
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nlohmann::json;
+
+struct SourceType {
+  std::string file;
+  std::string pkg;                             // the file's package
+  std::map<std::string, std::string> imports;  // alias -> package
+  YAML::Node node;
+};
+
+std::vector<std::string> g_errors;
+
+void Fail(const std::string& where, const std::string& what) {
+  g_errors.push_back(where + ": " + what);
+}
+
+std::string Str(const YAML::Node& n, const char* key) {
+  const YAML::Node v = n[key];
+  return v && v.IsScalar() ? v.as<std::string>() : std::string();
+}
+
+std::vector<std::string> StrList(const YAML::Node& n, const char* key) {
+  std::vector<std::string> out;
+  const YAML::Node v = n[key];
+  if (!v) return out;
+  if (v.IsScalar()) {
+    out.push_back(v.as<std::string>());
+  } else {
+    for (const auto& e : v) out.push_back(e.as<std::string>());
+  }
+  return out;
+}
+
+// Scalar spellings and the JSON kind and format they stand for.
+bool ScalarType(const std::string& t, std::string* kind, std::string* format) {
+  static const std::map<std::string, std::pair<std::string, std::string>> k = {
+      {"string", {"string", ""}},
+      {"byte", {"string", "byte"}},
+      {"date-time", {"string", "date-time"}},
+      {"int32", {"integer", "int32"}},
+      {"int64", {"integer", "int64"}},
+      {"integer", {"integer", ""}},
+      {"double", {"number", "double"}},
+      {"number", {"number", ""}},
+      {"boolean", {"boolean", ""}},
+      {"any", {"any", ""}},
+  };
+  auto it = k.find(t);
+  if (it == k.end()) return false;
+  *kind = it->second.first;
+  *format = it->second.second;
+  return true;
+}
+
+class Embedder {
+ public:
+  bool Load(const std::string& path) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path);
+    } catch (const YAML::Exception& e) {
+      Fail(path, std::string("cannot parse: ") + e.what());
+      return false;
+    }
+    std::string file = path.substr(path.find_last_of('/') + 1);
+    std::string pkg = Str(root, "package");
+    std::map<std::string, std::string> imports;
+    if (root["imports"]) {
+      for (const auto& kv : root["imports"]) {
+        imports[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      }
+    }
+    if (!root["types"] || !root["types"].IsSequence()) {
+      Fail(file, "no 'types' list");
+      return false;
+    }
+    for (const auto& t : root["types"]) {
+      std::string name = Str(t, "name");
+      if (name.empty()) {
+        Fail(file, "a type without a name");
+        continue;
+      }
+      std::string full = Qualify(name, pkg, {});
+      if (sources_.count(full)) {
+        Fail(file,
+             "type " + full + " is also declared in " + sources_[full].file);
+        continue;
+      }
+      sources_[full] = SourceType{file, pkg, imports, t};
+      order_.push_back(full);
+    }
+    return true;
+  }
+
+  // Resolves every type (fields, references, inline fields) into JSON.
+  json Build() {
+    json types = json::array();
+    for (const auto& name : order_) {
+      std::set<std::string> stack;
+      const json* t = Resolve(name, &stack);
+      if (t) types.push_back(*t);
+    }
+    return json{{"types", types}};
+  }
+
+ private:
+  // A dotted name whose first segment is an import alias expands; a name
+  // without dots lives in the file's package; other dotted names are full.
+  static std::string Qualify(
+      const std::string& name, const std::string& pkg,
+      const std::map<std::string, std::string>& imports) {
+    auto dot = name.find('.');
+    if (dot == std::string::npos) return pkg.empty() ? name : pkg + "." + name;
+    auto it = imports.find(name.substr(0, dot));
+    if (it != imports.end()) return it->second + name.substr(dot);
+    return name;
+  }
+
+  // Parses a type expression into {kind, format, ref} (JSON keys of the
+  // element schema). False if a referenced type is unknown.
+  bool ParseElement(const std::string& expr, const SourceType& src,
+                    const std::string& where, json* out) {
+    std::string kind, format;
+    if (ScalarType(expr, &kind, &format)) {
+      (*out)["kind"] = kind;
+      if (!format.empty()) (*out)["format"] = format;
+      return true;
+    }
+    std::string full = Qualify(expr, src.pkg, src.imports);
+    auto it = sources_.find(full);
+    if (it == sources_.end()) {
+      Fail(where, "unknown type '" + expr + "' (resolved as " + full + ")");
+      return false;
+    }
+    // The JSON shape of a reference is the shape of the referenced type:
+    // Quantity is a string, FieldsV1 is anything, Pod is an object.
+    std::string tkind = Str(it->second.node, "type");
+    if (tkind.empty()) tkind = "object";
+    std::string tformat = Str(it->second.node, "format");
+    if (tkind != "object" && tkind != "string" && tkind != "integer" &&
+        tkind != "number" && tkind != "boolean" && tkind != "any") {
+      Fail(where, "type " + full + " has an unknown JSON type '" + tkind + "'");
+      return false;
+    }
+    (*out)["kind"] = tkind;
+    if (!tformat.empty()) (*out)["format"] = tformat;
+    (*out)["ref"] = full;
+    return true;
+  }
+
+  const json* Resolve(const std::string& name, std::set<std::string>* stack) {
+    auto done = resolved_.find(name);
+    if (done != resolved_.end()) return &done->second;
+    if (stack->count(name)) return nullptr;  // inline cycle, reported below
+    stack->insert(name);
+    const SourceType& src = sources_.at(name);
+    const YAML::Node& n = src.node;
+    json t;
+    t["name"] = name;
+    std::string desc = Str(n, "desc");
+    if (desc.empty()) Fail(src.file + ": " + name, "no desc");
+    t["description"] = desc;
+    std::string tkind = Str(n, "type");
+    if (!tkind.empty() && tkind != "object") t["kind"] = tkind;
+    if (!Str(n, "format").empty()) t["format"] = Str(n, "format");
+    if (!Str(n, "protoShape").empty()) t["proto_shape"] = Str(n, "protoShape");
+    if (n["preserveUnknownFields"] && n["preserveUnknownFields"].as<bool>()) {
+      t["preserve_unknown_fields"] = true;
+    }
+    if (n["gvk"]) {
+      auto g = StrList(n, "gvk");
+      if (g.size() != 3) {
+        Fail(src.file + ": " + name, "gvk must be [group, version, kind]");
+      } else {
+        t["gvk"] = g;
+      }
+    }
+    json fields = json::array();
+    json required = json::array();
+    std::set<std::string> names;
+    std::set<int> protos;
+    if (n["fields"]) {
+      for (const auto& f : n["fields"]) {
+        ResolveField(src, name, f, stack, &fields, &required, &names, &protos);
+      }
+    }
+    t["fields"] = fields;
+    if (!required.empty()) t["required"] = required;
+    stack->erase(name);
+    return &(resolved_[name] = t);
+  }
+
+  void ResolveField(const SourceType& src, const std::string& tname,
+                    const YAML::Node& f, std::set<std::string>* stack,
+                    json* fields, json* required, std::set<std::string>* names,
+                    std::set<int>* protos) {
+    std::string fname = Str(f, "name");
+    bool is_inline = f["inline"] && f["inline"].as<bool>();
+    std::string where =
+        src.file + ": " + tname + "." + (fname.empty() ? "<inline>" : fname);
+    int proto = f["proto"] ? f["proto"].as<int>() : 0;
+    if (proto != 0 && !protos->insert(proto).second) {
+      Fail(where, "protobuf number " + std::to_string(proto) + " used twice");
+    }
+    std::string type = Str(f, "type");
+    if (type.empty()) {
+      Fail(where, "no type");
+      return;
+    }
+    if (is_inline) {
+      // An embedded struct: its fields appear in this JSON object, while
+      // protobuf keeps it as a nested message under `proto`.
+      std::string full = Qualify(type, src.pkg, src.imports);
+      if (!sources_.count(full)) {
+        Fail(where, "unknown inline type " + full);
+        return;
+      }
+      const json* inner = Resolve(full, stack);
+      if (!inner) {
+        Fail(where, "inline cycle through " + full);
+        return;
+      }
+      fields->push_back(json{{"name", ""},
+                             {"proto", proto},
+                             {"kind", "object"},
+                             {"ref", full},
+                             {"inline", true}});
+      for (json copy : (*inner)["fields"]) {
+        if (copy.value("inline", false)) continue;  // already flattened
+        copy.erase("proto");
+        std::string cname = copy["name"];
+        if (!names->insert(cname).second) {
+          Fail(where, "inlined field '" + cname + "' clashes with another");
+        }
+        if (copy.value("required", false)) required->push_back(cname);
+        fields->push_back(copy);
+      }
+      return;
+    }
+    if (fname.empty()) {
+      Fail(where, "a field without a name");
+      return;
+    }
+    if (!names->insert(fname).second) Fail(where, "field name used twice");
+    json out;
+    out["name"] = fname;
+    if (proto) out["proto"] = proto;
+    std::string desc = Str(f, "desc");
+    if (desc.empty()) Fail(where, "no desc");
+    out["description"] = desc;
+    json items;
+    bool ok = true;
+    if (type.rfind("[]", 0) == 0) {
+      out["kind"] = "array";
+      ok = ParseElement(type.substr(2), src, where, &items);
+      out["items"] = items;
+    } else if (type.rfind("map[string]", 0) == 0) {
+      out["kind"] = "map";
+      ok = ParseElement(type.substr(11), src, where, &items);
+      out["items"] = items;
+    } else {
+      ok = ParseElement(type, src, where, &out);
+    }
+    if (!ok) return;
+    if (!Str(f, "format").empty()) out["format"] = Str(f, "format");
+    if (f["required"] && f["required"].as<bool>()) {
+      out["required"] = true;
+      required->push_back(fname);
+    }
+    auto enums = StrList(f, "enum");
+    if (!enums.empty()) {
+      std::string k = out["kind"];
+      if (k != "string" && k != "integer") Fail(where, "enum on a non-scalar");
+      out["enum"] = enums;
+    }
+    for (auto [yk, jk] : {std::pair{"patchStrategy", "patch_strategy"},
+                          std::pair{"patchMergeKey", "patch_merge_key"},
+                          std::pair{"listType", "list_type"},
+                          std::pair{"mapType", "map_type"}}) {
+      if (!Str(f, yk).empty()) out[jk] = Str(f, yk);
+    }
+    auto keys = StrList(f, "listMapKeys");
+    if (!keys.empty()) out["list_map_keys"] = keys;
+    std::string lt = out.value("list_type", "");
+    if (!lt.empty() && lt != "atomic" && lt != "set" && lt != "map") {
+      Fail(where, "listType must be atomic, set or map");
+    }
+    if (lt == "map" && keys.empty())
+      Fail(where, "listType map needs listMapKeys");
+    // Merge keys and map keys must name fields of the element type.
+    std::vector<std::string> must_exist = keys;
+    if (out.contains("patch_merge_key")) {
+      must_exist.push_back(out["patch_merge_key"]);
+    }
+    if (!must_exist.empty()) {
+      if (!items.contains("ref") || items["kind"] != "object") {
+        Fail(where, "merge/map keys need a list of objects");
+      } else {
+        const SourceType& el = sources_.at(items["ref"]);
+        std::set<std::string> el_names;
+        CollectNames(el, &el_names);
+        for (const auto& k : must_exist) {
+          if (!el_names.count(k)) {
+            Fail(where, "key '" + k + "' is not a field of " +
+                            items["ref"].get<std::string>());
+          }
+        }
+      }
+    }
+    fields->push_back(out);
+  }
+
+  // JSON names of a type's fields, following inline fields.
+  void CollectNames(const SourceType& src, std::set<std::string>* out) {
+    if (!src.node["fields"]) return;
+    for (const auto& f : src.node["fields"]) {
+      if (f["inline"] && f["inline"].as<bool>()) {
+        auto it = sources_.find(Qualify(Str(f, "type"), src.pkg, src.imports));
+        if (it != sources_.end()) CollectNames(it->second, out);
+      } else {
+        out->insert(Str(f, "name"));
+      }
+    }
+  }
+
+  std::map<std::string, SourceType> sources_;
+  std::vector<std::string> order_;
+  std::map<std::string, json> resolved_;
+};
+
+bool WriteSource(const std::string& path, const std::string& text) {
+  const std::string delim = "KMOCK_SCHEMA";
+  if (text.find(")" + delim + "\"") != std::string::npos) {
+    std::cerr << "schema_embed: the schema text contains the delimiter\n";
+    return false;
+  }
+  std::ofstream out(path);
+  out << "// Generated by kmock_schema_embed from api/types/*.yaml. Do not "
+         "edit.\n"
+      << "namespace kmock::api {\n"
+      << "extern const char kEmbeddedSchemaJson[];\n"
+      << "const char kEmbeddedSchemaJson[] = R\"" << delim << "(" << text << ")"
+      << delim << "\";\n"
+      << "}  // namespace kmock::api\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: kmock_schema_embed OUTPUT.cc INPUT.yaml...\n";
+    return 2;
+  }
+  std::vector<std::string> inputs(argv + 2, argv + argc);
+  std::sort(inputs.begin(), inputs.end());
+  Embedder e;
+  for (const auto& in : inputs) e.Load(in);
+  json doc;
+  if (g_errors.empty()) {
+    try {
+      doc = e.Build();
+    } catch (const std::exception& ex) {
+      Fail("schema", std::string("malformed definition: ") + ex.what());
+    }
+  }
+  if (!g_errors.empty()) {
+    for (const auto& err : g_errors)
+      std::cerr << "schema error: " << err << "\n";
+    std::cerr << "schema_embed: " << g_errors.size()
+              << " error(s) in api/types/*.yaml\n";
+    std::remove(argv[1]);
+    return 1;
+  }
+  if (!WriteSource(argv[1], doc.dump())) return 1;
+  return 0;
+}

@@ -1,0 +1,52 @@
+#include "cmd/serve_options.h"
+
+#include <gtest/gtest.h>
+
+namespace kmock::cmd {
+namespace {
+
+TEST(ServeOptionsTest, Defaults) {
+  auto o = ParseServeOptions({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->bind, "127.0.0.1");
+  EXPECT_EQ(o->port, 6443);
+  EXPECT_EQ(o->kubernetes_version, "1.33.0");
+  EXPECT_FALSE(o->in_memory);
+  EXPECT_FALSE(o->seed.has_value());
+}
+
+TEST(ServeOptionsTest, ParsesEveryFlag) {
+  auto o = ParseServeOptions({"--bind", "0.0.0.0", "--port=0", "--data-dir", "/tmp/x",
+                              "--kubeconfig", "/tmp/kc", "--cluster", "c.yaml",
+                              "--in-memory", "--kubernetes-version", "v1.30.2",
+                              "--seed", "7", "--pace", "500ms", "--threads", "64"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->bind, "0.0.0.0");
+  EXPECT_EQ(o->port, 0);
+  EXPECT_EQ(o->data_dir, "/tmp/x");
+  EXPECT_EQ(o->kubeconfig, "/tmp/kc");
+  EXPECT_EQ(o->cluster_file, "c.yaml");
+  EXPECT_TRUE(o->in_memory);
+  EXPECT_EQ(o->kubernetes_version, "1.30.2");
+  EXPECT_EQ(*o->seed, 7u);
+  EXPECT_EQ(o->pace, "500ms");
+  EXPECT_EQ(o->threads, 64);
+}
+
+TEST(ServeOptionsTest, RejectsBadInput) {
+  EXPECT_FALSE(ParseServeOptions({"--port", "70000"}).ok());
+  EXPECT_FALSE(ParseServeOptions({"--port"}).ok());
+  EXPECT_FALSE(ParseServeOptions({"--nope"}).ok());
+  EXPECT_FALSE(ParseServeOptions({"--kubernetes-version", "2.0"}).ok());
+  EXPECT_FALSE(ParseServeOptions({"--pace", "fast"}).ok());
+}
+
+TEST(ServeOptionsTest, Durations) {
+  EXPECT_EQ(*ParseDurationMillis("instant"), 0);
+  EXPECT_EQ(*ParseDurationMillis("250ms"), 250);
+  EXPECT_EQ(*ParseDurationMillis("2s"), 2000);
+  EXPECT_EQ(*ParseDurationMillis("1m"), 60000);
+}
+
+}  // namespace
+}  // namespace kmock::cmd

@@ -1,0 +1,144 @@
+#include "controllers/bootstrap.h"
+
+#include <map>
+#include <set>
+
+#include "controllers/node_object.h"
+#include "controllers/system_pods.h"
+
+namespace kmock::controllers {
+
+using nlohmann::json;
+
+namespace {
+
+registry::WriteOptions SystemWrite(const std::string& user) {
+  registry::WriteOptions wo;
+  wo.user.name = user;
+  wo.user.groups = {"system:masters", "system:authenticated"};
+  wo.field_manager = user;
+  return wo;
+}
+
+// Creates obj unless it exists; records what it created.
+Status CreateIfMissing(registry::Registry* reg, const api::ResourceInfo& res,
+                       const std::string& ns, const json& obj,
+                       const registry::WriteOptions& wo,
+                       BootstrapResult* out) {
+  auto r = reg->Create(res, ns, obj, wo);
+  if (r.ok()) {
+    out->created.push_back(res.plural + "/" +
+                           (ns.empty() ? "" : ns + "/") +
+                           obj["metadata"].value("name", ""));
+    return Status::Ok();
+  }
+  if (r.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
+  return r.status();
+}
+
+}  // namespace
+
+Result<BootstrapResult> Bootstrap(registry::Registry* registry,
+                                  const Clock* clock, Rng* rng,
+                                  const CoreResources& res,
+                                  const ClusterSpec& cluster,
+                                  const std::string& version) {
+  BootstrapResult out;
+  auto admin = SystemWrite("system:kube-controller-manager");
+  for (const char* ns :
+       {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    json obj = {{"apiVersion", "v1"},
+                {"kind", "Namespace"},
+                {"metadata", {{"name", ns}}}};
+    KMOCK_RETURN_IF_ERROR(
+        CreateIfMissing(registry, *res.namespaces, "", obj, admin, &out));
+  }
+
+  std::map<std::string, std::string> node_uids;
+  for (const auto& node : cluster.nodes) {
+    auto kubelet = SystemWrite("system:node:" + node.name);
+    kubelet.user.groups = {"system:nodes", "system:authenticated"};
+    auto existing = registry->Get(*res.nodes, "", node.name);
+    if (!existing.ok()) {
+      if (existing.status().code() != StatusCode::kNotFound) {
+        return existing.status();
+      }
+      auto created = registry->Create(*res.nodes, "",
+                                      BuildNode(cluster, node, rng), kubelet);
+      if (!created.ok() &&
+          created.status().code() != StatusCode::kAlreadyExists) {
+        return created.status();
+      }
+      out.created.push_back("nodes/" + node.name);
+      json status = BuildNodeStatus(node, version, clock->Now(), rng);
+      auto updated = registry->GuaranteedUpdate(
+          *res.nodes, "", node.name, "status",
+          [&](json& obj) -> Status {
+            obj["status"] = status;
+            return Status::Ok();
+          },
+          kubelet);
+      if (!updated.ok()) return updated.status();
+      node_uids[node.name] = (*updated)["metadata"].value("uid", "");
+    } else {
+      node_uids[node.name] = (*existing)["metadata"].value("uid", "");
+    }
+  }
+
+  // What kube-system already holds.
+  auto list = registry->List(*res.pods, "kube-system", registry::ListOptions{});
+  if (!list.ok()) return list.status();
+  std::set<std::string> names;
+  std::map<std::string, std::string> proxy_on_node;  // node -> pod
+  std::string ccm;
+  for (const auto& p : (*list)["items"]) {
+    std::string name = p["metadata"].value("name", "");
+    names.insert(name);
+    std::string app =
+        p["metadata"].value("labels", json::object()).value("k8s-app", "");
+    std::string node = p.value("spec", json::object()).value("nodeName", "");
+    if (app == kKubeProxyApp) proxy_on_node[node] = name;
+    if (app == kCloudControllerApp) ccm = name;
+  }
+
+  for (const auto& component : ControlPlaneComponents()) {
+    std::string host = cluster.NodeRunning(component);
+    if (host.empty()) continue;
+    const NodeSpec* node = nullptr;
+    for (const auto& n : cluster.nodes) {
+      if (n.name == host) node = &n;
+    }
+    if (component == "cloud-controller-manager") {
+      if (ccm.empty()) {
+        json pod = BuildCloudControllerPod(*node, cluster, version, rng);
+        ccm = pod["metadata"]["name"];
+        KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
+                                              pod, admin, &out));
+      }
+      out.system_pods.push_back("kube-system/" + ccm);
+      continue;
+    }
+    std::string name = component + "-" + host;
+    if (!names.count(name)) {
+      json pod = BuildStaticPod(component, *node, node_uids[host], version,
+                                clock->Now(), rng);
+      auto kubelet = SystemWrite("system:node:" + host);
+      KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
+                                            pod, kubelet, &out));
+    }
+    out.system_pods.push_back("kube-system/" + name);
+  }
+  for (const auto& node : cluster.nodes) {
+    std::string name = proxy_on_node[node.name];
+    if (name.empty()) {
+      json pod = BuildKubeProxyPod(node, version, rng);
+      name = pod["metadata"]["name"];
+      KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
+                                            pod, admin, &out));
+    }
+    out.system_pods.push_back("kube-system/" + name);
+  }
+  return out;
+}
+
+}  // namespace kmock::controllers

@@ -1,0 +1,106 @@
+#include "controllers/controller_manager.h"
+
+#include <thread>
+
+#include "controllers/images.h"
+#include "controllers/lifecycle/stage.h"
+#include "controllers/system_pods.h"
+
+namespace kmock::controllers {
+
+ControllerManager::ControllerManager(registry::Registry* registry,
+                                     const Clock* clock, Rng* rng,
+                                     ClusterSpec cluster,
+                                     ControllerManagerOptions options)
+    : registry_(registry),
+      clock_(clock),
+      rng_(rng),
+      cluster_(std::move(cluster)),
+      options_(std::move(options)) {
+  if (!options_.version.empty() && options_.version[0] != 'v') {
+    options_.version = "v" + options_.version;
+  }
+}
+
+ControllerManager::~ControllerManager() { Stop(); }
+
+Status ControllerManager::Start() {
+  if (started_) return Status::Ok();
+  KMOCK_RETURN_IF_ERROR(CompleteClusterSpec(&cluster_));
+  KMOCK_ASSIGN_OR_RETURN(res_, CoreResources::Lookup());
+  KMOCK_ASSIGN_OR_RETURN(
+      BootstrapResult boot,
+      Bootstrap(registry_, clock_, rng_, res_, cluster_, options_.version));
+  system_pods_ = boot.system_pods;
+
+  pods_ = std::make_unique<Informer>(registry_, res_.pods);
+  pods_->AddIndex(kPodsByNodeIndex, PodNodeIndex);
+  nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
+
+  std::string sched_host = cluster_.NodeRunning("kube-scheduler");
+  scheduler_ = std::make_unique<Scheduler>(registry_, clock_, rng_, res_,
+                                           pods_.get(), nodes_.get(),
+                                           SchedulerOptions{sched_host});
+
+  std::vector<KubeletNodeConfig> configs;
+  std::vector<std::string> names;
+  for (const auto& n : cluster_.nodes) {
+    configs.push_back(KubeletNodeConfig{n.name, n.internal_ip, n.pod_cidr,
+                                        SystemImages(options_.version)});
+    names.push_back(n.name);
+  }
+  KubeletOptions ko;
+  ko.stages = options_.stages.empty() ? lifecycle::DefaultStages(cluster_.pacing)
+                                      : options_.stages;
+  ko.workers = options_.kubelet_workers;
+  KMOCK_ASSIGN_OR_RETURN(
+      kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
+                                  nodes_.get(), std::move(configs), ko));
+  if (options_.heartbeats) {
+    heartbeats_ = std::make_unique<NodeHeartbeats>(
+        registry_, clock_, res_, names, options_.heartbeat);
+  }
+
+  nodes_->Start();
+  pods_->Start();
+  scheduler_->Start();
+  kubelets_->Start();
+  if (heartbeats_) heartbeats_->Start();
+  started_ = true;
+  return Status::Ok();
+}
+
+void ControllerManager::Stop() {
+  if (heartbeats_) heartbeats_->Stop();
+  if (kubelets_) kubelets_->Stop();
+  if (scheduler_) scheduler_->Stop();
+  if (pods_) pods_->Stop();
+  if (nodes_) nodes_->Stop();
+}
+
+Status ControllerManager::ClusterReady() const {
+  if (!started_) return Status(StatusCode::kServiceUnavailable, "not started");
+  for (const auto& key : system_pods_) {
+    ObjectPtr pod = pods_->Get(key);
+    std::string phase =
+        pod ? pod->value("status", nlohmann::json::object()).value("phase", "")
+            : "";
+    if (phase != "Running") {
+      return Status(StatusCode::kServiceUnavailable,
+                    "pod " + key + " is not Running yet");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ControllerManager::WaitForClusterReady(
+    std::chrono::milliseconds timeout) const {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    Status st = ClusterReady();
+    if (st.ok() || std::chrono::steady_clock::now() >= deadline) return st;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace kmock::controllers

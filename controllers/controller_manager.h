@@ -1,0 +1,86 @@
+// Owns every in-process controller and starts and stops them together:
+// bootstrap of the cluster (bootstrap.h), the shared pod and node
+// informers, the scheduler, the fake kubelets and the node heartbeats.
+// main builds one after the registry and waits for WaitForClusterReady
+// before it announces the server as ready.
+//
+// Thread safety: Start/Stop from one thread; ClusterReady, kubelets() and
+// the accessors from any thread once started.
+#ifndef KMOCK_CONTROLLERS_CONTROLLER_MANAGER_H_
+#define KMOCK_CONTROLLERS_CONTROLLER_MANAGER_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "controllers/bootstrap.h"
+#include "controllers/cluster.h"
+#include "controllers/informer.h"
+#include "controllers/kubelet.h"
+#include "controllers/node_heartbeat.h"
+#include "controllers/resources_lookup.h"
+#include "controllers/scheduler.h"
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+struct ControllerManagerOptions {
+  // The served Kubernetes version, "v1.33.1" (a missing "v" is added).
+  std::string version = "v1.33.1";
+  int kubelet_workers = 2;
+  bool heartbeats = true;
+  HeartbeatOptions heartbeat;
+  // Stages to use instead of DefaultStages(cluster.pacing); empty = default.
+  std::vector<lifecycle::Stage> stages;
+};
+
+class ControllerManager {
+ public:
+  ControllerManager(registry::Registry* registry, const Clock* clock,
+                    Rng* rng, ClusterSpec cluster,
+                    ControllerManagerOptions options = {});
+  ~ControllerManager();
+  ControllerManager(const ControllerManager&) = delete;
+  ControllerManager& operator=(const ControllerManager&) = delete;
+
+  // Bootstraps the cluster and starts every controller.
+  Status Start();
+  // Stops every controller (joins their threads). Idempotent.
+  void Stop();
+
+  // OK when every system pod is Running; else kServiceUnavailable naming
+  // the first one that is not.
+  Status ClusterReady() const;
+  // Polls ClusterReady until it holds or the timeout (real time) passes.
+  Status WaitForClusterReady(std::chrono::milliseconds timeout) const;
+
+  const ClusterSpec& cluster() const { return cluster_; }
+  // Null before Start.
+  Kubelets* kubelets() { return kubelets_.get(); }
+  Informer* pod_informer() { return pods_.get(); }
+  Informer* node_informer() { return nodes_.get(); }
+  const std::vector<std::string>& system_pods() const { return system_pods_; }
+
+ private:
+  registry::Registry* registry_;
+  const Clock* clock_;
+  Rng* rng_;
+  ClusterSpec cluster_;
+  ControllerManagerOptions options_;
+  CoreResources res_;
+  std::vector<std::string> system_pods_;
+
+  std::unique_ptr<Informer> pods_;
+  std::unique_ptr<Informer> nodes_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Kubelets> kubelets_;
+  std::unique_ptr<NodeHeartbeats> heartbeats_;
+  bool started_ = false;
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_CONTROLLER_MANAGER_H_

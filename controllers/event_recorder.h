@@ -1,0 +1,68 @@
+// Records Kubernetes Events about objects through the registry's core/v1
+// events resource, in the two shapes real components write:
+//
+// - legacy (the kubelet's record.EventRecorder): source {component, host},
+//   firstTimestamp/lastTimestamp, count 1, reportingComponent and
+//   reportingInstance copied from the source.
+// - events.k8s.io style (kube-scheduler): eventTime (MicroTime),
+//   reportingComponent/reportingInstance, action, no first/last timestamps.
+//
+// Event names are "<object name>.<hex of the Unix time in ns>", unique per
+// recorder even when a fake clock stands still.
+//
+// Thread safety: Record may be called from any thread.
+#ifndef KMOCK_CONTROLLERS_EVENT_RECORDER_H_
+#define KMOCK_CONTROLLERS_EVENT_RECORDER_H_
+
+#include <atomic>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+using nlohmann::json;
+
+struct EventSource {
+  std::string component;  // "kubelet", "default-scheduler"
+  std::string host;       // the node, for kubelets
+  std::string reporting_instance;  // "" = host, else this
+  bool events_api = false;  // events.k8s.io style (eventTime, action)
+};
+
+struct EventRecord {
+  std::string type;    // Normal, Warning
+  std::string reason;  // Scheduled, Pulling, ...
+  std::string message;
+  std::string field_path;  // involvedObject.fieldPath
+  std::string action;      // events.k8s.io action, e.g. "Binding"
+};
+
+// The Event object (pure; exposed for tests).
+json BuildEvent(const json& involved, const EventSource& source,
+                const EventRecord& rec, TimePoint now, const std::string& name);
+
+class EventRecorder {
+ public:
+  EventRecorder(registry::Registry* registry, const Clock* clock,
+                EventSource source);
+
+  Status Record(const json& involved, const EventRecord& rec);
+
+ private:
+  std::string NextName(const std::string& object_name, TimePoint now);
+
+  registry::Registry* registry_;
+  const Clock* clock_;
+  EventSource source_;
+  const api::ResourceInfo* events_;
+  std::atomic<int64_t> last_nanos_{0};
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_EVENT_RECORDER_H_

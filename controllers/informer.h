@@ -1,0 +1,123 @@
+// An informer: lists one resource through the registry, then watches it from
+// the list's resourceVersion, keeping a local cache indexed by key
+// ("ns/name", or "name" for cluster-scoped objects) and by any secondary
+// indexes (e.g. pods by spec.nodeName). It relists when the watch ends with
+// an error (410 Expired after compaction, a watcher that fell behind, ...),
+// turning the difference into add/update/delete calls.
+//
+// Handlers run on the informer's own thread, one at a time, after the cache
+// already reflects the change; they must be quick (typically: queue a key).
+//
+// Thread safety: AddHandlers and AddIndex before Start; everything else
+// from any thread. Cached objects are shared, immutable snapshots.
+#ifndef KMOCK_CONTROLLERS_INFORMER_H_
+#define KMOCK_CONTROLLERS_INFORMER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+using nlohmann::json;
+using ObjectPtr = std::shared_ptr<const json>;
+
+// "ns/name" for namespaced objects, "name" otherwise.
+std::string KeyOf(const json& obj);
+// Splits a key into namespace ("" if none) and name.
+void SplitKey(const std::string& key, std::string* ns, std::string* name);
+
+struct EventHandlers {
+  std::function<void(const json& obj)> on_add;
+  std::function<void(const json& old_obj, const json& new_obj)> on_update;
+  std::function<void(const json& obj)> on_delete;
+};
+
+// Returns the index values of an object (none: not indexed).
+using IndexFunc = std::function<std::vector<std::string>(const json& obj)>;
+
+struct InformerOptions {
+  std::string ns;  // "" = all namespaces
+  std::string label_selector;
+  std::string field_selector;
+  // How long one watch poll blocks before checking for Stop.
+  std::chrono::milliseconds poll{100};
+  // Pause before relisting after an error.
+  std::chrono::milliseconds relist_backoff{50};
+};
+
+class Informer {
+ public:
+  Informer(registry::Registry* registry, const api::ResourceInfo* resource,
+           InformerOptions options = {});
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // REQUIRES: before Start.
+  void AddHandlers(EventHandlers handlers);
+  void AddIndex(const std::string& name, IndexFunc fn);
+
+  void Start();
+  // Stops the watch and joins the thread. Idempotent.
+  void Stop();
+
+  // True once the first list has been loaded into the cache.
+  bool HasSynced() const;
+  bool WaitForSync(std::chrono::milliseconds timeout) const;
+
+  ObjectPtr Get(const std::string& key) const;
+  std::vector<ObjectPtr> List() const;
+  std::vector<ObjectPtr> ByIndex(const std::string& index,
+                                 const std::string& value) const;
+  // The resourceVersion of the last list or event seen.
+  std::string LastResourceVersion() const;
+  // How many lists have been made (1 after the first sync).
+  int ListCount() const { return list_count_.load(); }
+
+ private:
+  void Run();
+  // Lists and replaces the cache. Returns the list's resourceVersion.
+  Result<std::string> ListAndReplace();
+  // Watches until Stop or an error. Returns when a relist is needed.
+  void WatchFrom(const std::string& rv);
+  void Upsert(ObjectPtr obj);
+  void Remove(const json& obj);
+  void IndexLocked(const std::string& key, const json& obj, bool add);
+
+  registry::Registry* registry_;
+  const api::ResourceInfo* resource_;
+  InformerOptions options_;
+  std::vector<EventHandlers> handlers_;
+  std::map<std::string, IndexFunc> index_fns_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable synced_cv_;
+  std::map<std::string, ObjectPtr> items_;
+  // index name -> value -> keys
+  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_;
+  bool synced_ = false;
+  std::string last_rv_;
+  registry::ObjectWatcher* watcher_ = nullptr;  // guarded by mu_
+
+  std::atomic<bool> stop_{false};
+  std::atomic<int> list_count_{0};
+  std::thread thread_;
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_INFORMER_H_

@@ -1,0 +1,339 @@
+#include "controllers/kubelet.h"
+
+#include "controllers/images.h"
+#include "controllers/lifecycle/engine.h"
+#include "controllers/scheduler.h"
+
+namespace kmock::controllers {
+
+namespace {
+
+using lifecycle::Action;
+using lifecycle::ContainerRuntime;
+using lifecycle::PodRuntime;
+using lifecycle::Step;
+
+std::string NodeNameOf(const json& pod) {
+  return pod.value("spec", json::object()).value("nodeName", "");
+}
+
+std::string UidOf(const json& obj) {
+  return obj.value("metadata", json::object()).value("uid", "");
+}
+
+// Pull times (ms) reported when pulls are instant: plausible figures.
+constexpr int64_t kMinPullMs = 700;
+constexpr int64_t kPullSpreadMs = 3000;
+// Process numbers on a freshly booted node start about here.
+constexpr int64_t kFirstPid = 1200;
+
+}  // namespace
+
+Result<std::unique_ptr<Kubelets>> Kubelets::Create(
+    registry::Registry* registry, const Clock* clock, Rng* rng,
+    CoreResources res, Informer* pods, Informer* nodes,
+    std::vector<KubeletNodeConfig> nodes_config, KubeletOptions options) {
+  std::unique_ptr<Kubelets> k(
+      new Kubelets(registry, clock, rng, res, pods, nodes, std::move(options)));
+  for (auto& cfg : nodes_config) {
+    auto agent = std::make_unique<Agent>();
+    KMOCK_ASSIGN_OR_RETURN(agent->ips, IpAllocator::Create(cfg.pod_cidr));
+    agent->recorder = std::make_unique<EventRecorder>(
+        registry, clock, EventSource{"kubelet", cfg.name, "", false});
+    agent->next_pid = kFirstPid + static_cast<int64_t>(rng->Uniform(400));
+    for (const auto& img : cfg.preloaded_images) {
+      agent->images.insert(NormalizeImage(img));
+    }
+    agent->config = std::move(cfg);
+    std::string name = agent->config.name;
+    k->agents_[name] = std::move(agent);
+  }
+  return k;
+}
+
+Kubelets::Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
+                   CoreResources res, Informer* pods, Informer* nodes,
+                   KubeletOptions options)
+    : registry_(registry),
+      clock_(clock),
+      rng_(rng),
+      res_(res),
+      pods_(pods),
+      nodes_(nodes),
+      options_(std::move(options)),
+      queue_(clock) {
+  auto enqueue = [this](const json& pod) {
+    if (agents_.count(NodeNameOf(pod))) queue_.Add(KeyOf(pod));
+  };
+  pods_->AddHandlers(EventHandlers{
+      .on_add = enqueue,
+      .on_update = [enqueue](const json&, const json& pod) { enqueue(pod); },
+      .on_delete = [this](const json& pod) { queue_.Add(KeyOf(pod)); },
+  });
+  nodes_->AddHandlers(EventHandlers{
+      .on_add =
+          [this](const json& node) {
+            std::string name =
+                node.value("metadata", json::object()).value("name", "");
+            for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
+              queue_.Add(KeyOf(*p));
+            }
+          },
+      .on_update = nullptr,
+      .on_delete = nullptr,
+  });
+}
+
+Kubelets::~Kubelets() { Stop(); }
+
+void Kubelets::Start() {
+  if (workers_) return;
+  workers_ = std::make_unique<WorkerPool>(
+      "kubelet", &queue_, options_.workers,
+      [this](const std::string& k) { return Sync(k); });
+}
+
+void Kubelets::Stop() {
+  if (workers_) workers_->Stop();
+}
+
+int64_t Kubelets::NextPid(Agent* agent) {
+  // Other processes start between ours: leave small gaps.
+  return agent->next_pid.fetch_add(1 + static_cast<int64_t>(rng_->Uniform(40)));
+}
+
+PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
+  PodRuntime rt;
+  rt.host_ip = agent->config.internal_ip;
+  const json& spec = pod.value("spec", json::object());
+  const json& status = pod.value("status", json::object());
+  // A pod already running (after a restart of kubemock): adopt it.
+  bool adopt = status.value("phase", "") == "Running" &&
+               status.contains("podIP");
+  std::map<std::string, json> reported;
+  for (const char* f : {"initContainerStatuses", "containerStatuses"}) {
+    for (const auto& cs : status.value(f, json::array())) {
+      reported[cs.value("name", "")] = cs;
+    }
+  }
+  for (const char* list : {"initContainers", "containers"}) {
+    bool init = std::string(list) == "initContainers";
+    for (const auto& c : spec.value(list, json::array())) {
+      ContainerRuntime cr;
+      cr.name = c.value("name", "");
+      cr.init = init;
+      cr.image = c.value("image", "");
+      cr.image_ref = NormalizeImage(cr.image);
+      cr.image_id = ImageId(cr.image_ref);
+      cr.image_size = ImageSizeBytes(cr.image_ref);
+      cr.pull_policy = c.value("imagePullPolicy", DefaultPullPolicy(cr.image));
+      cr.pull_ms = kMinPullMs + static_cast<int64_t>(rng_->Uniform(kPullSpreadMs));
+      cr.container_id = "containerd://" + rng_->Hex(64);
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        cr.image_present = agent->images.count(cr.image_ref) > 0;
+      }
+      auto it = reported.find(cr.name);
+      if (adopt && it != reported.end()) {
+        const json& cs = it->second;
+        if (cs.contains("containerID")) cr.container_id = cs["containerID"];
+        const json& state = cs.value("state", json::object());
+        if (state.contains("running")) {
+          cr.step = Step::kRunning;
+          ParseRfc3339(state["running"].value("startedAt", ""), &cr.started_at);
+          cr.pid = NextPid(agent);
+        } else if (state.contains("terminated")) {
+          cr.step = Step::kTerminated;
+          cr.exit_code = state["terminated"].value("exitCode", 0);
+          cr.reason = state["terminated"].value("reason", "Completed");
+          ParseRfc3339(state["terminated"].value("startedAt", ""), &cr.started_at);
+          ParseRfc3339(state["terminated"].value("finishedAt", ""),
+                       &cr.finished_at);
+        }
+        cr.ready = cs.value("ready", false);
+        cr.image_present = true;
+      }
+      rt.containers.push_back(std::move(cr));
+    }
+  }
+  if (adopt) {
+    rt.sandbox = true;
+    rt.pod_ip = status.value("podIP", "");
+    ParseRfc3339(status.value("startTime", ""), &rt.start_time);
+    rt.ready = true;
+    if (agent->ips->Contains(rt.pod_ip)) (void)agent->ips->Reserve(rt.pod_ip);
+  }
+  return rt;
+}
+
+void Kubelets::Forget(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  auto agent = agents_.find(it->second.node);
+  if (agent != agents_.end() && !it->second.rt.pod_ip.empty() &&
+      it->second.rt.pod_ip != it->second.rt.host_ip) {
+    agent->second->ips->Release(it->second.rt.pod_ip);
+  }
+  entries_.erase(it);
+}
+
+Status Kubelets::WriteStatus(const json& pod, const PodRuntime& rt) {
+  const json& md = pod["metadata"];
+  std::string uid = UidOf(pod);
+  TimePoint now = clock_->Now();
+  registry::WriteOptions wo;
+  wo.user.name = "system:node:" + NodeNameOf(pod);
+  wo.user.groups = {"system:nodes", "system:authenticated"};
+  wo.field_manager = "kubelet";
+  auto r = registry_->GuaranteedUpdate(
+      *res_.pods, md.value("namespace", ""), md.value("name", ""), "status",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != uid) {
+          return Status(StatusCode::kConflict, "pod was replaced");
+        }
+        obj["status"] = lifecycle::RenderStatus(obj, rt, now);
+        return Status::Ok();
+      },
+      wo);
+  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status Kubelets::DeletePod(const json& pod, const std::string& node) {
+  const json& md = pod["metadata"];
+  registry::DeleteOptions opts;
+  opts.grace_period_seconds = 0;
+  opts.precondition_uid = UidOf(pod);
+  opts.user.name = "system:node:" + node;
+  opts.user.groups = {"system:nodes", "system:authenticated"};
+  auto r = registry_->Delete(*res_.pods, md.value("namespace", ""),
+                             md.value("name", ""), opts);
+  if (!r.ok() && r.status().code() != StatusCode::kNotFound &&
+      r.status().code() != StatusCode::kConflict) {
+    return r.status();
+  }
+  return Status::Ok();
+}
+
+Status Kubelets::Sync(const std::string& key) {
+  ObjectPtr pod = pods_->Get(key);
+  if (!pod) {
+    Forget(key);
+    return Status::Ok();
+  }
+  std::string node = NodeNameOf(*pod);
+  auto agent_it = agents_.find(node);
+  if (agent_it == agents_.end() || !nodes_->Get(node)) return Status::Ok();
+  Agent* agent = agent_it->second.get();
+  std::string uid = UidOf(*pod);
+
+  PodEntry entry;
+  bool fresh = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.uid == uid) {
+      entry = it->second;
+    } else {
+      fresh = true;
+    }
+  }
+  if (fresh) {
+    Forget(key);  // a pod of the same name that was replaced
+    std::string phase = pod->value("status", json::object()).value("phase", "");
+    bool deleting = (*pod)["metadata"].contains("deletionTimestamp");
+    if ((phase == "Succeeded" || phase == "Failed") && !deleting) {
+      return Status::Ok();
+    }
+    entry.uid = uid;
+    entry.node = node;
+    entry.rt = NewRuntime(*pod, agent);
+  }
+
+  Status result = Status::Ok();
+  bool deleted = false;
+  for (int guard = 0; guard < 64; ++guard) {
+    json view = lifecycle::BuildView(*pod, entry.rt);
+    const lifecycle::Stage* stage = lifecycle::MatchStage(options_.stages, view);
+    if (stage == nullptr) break;
+    TimePoint now = clock_->Now();
+    if (entry.pending_stage != stage->name) {
+      auto delay = lifecycle::StageDelay(*stage, rng_);
+      entry.pending_stage = stage->name;
+      entry.due = now + delay;
+      if (stage->action == Action::kImagePulled && delay.count() > 0) {
+        int cur = entry.rt.CurrentContainer();
+        if (cur >= 0) entry.rt.containers[cur].pull_ms = delay.count();
+      }
+    }
+    if (now < entry.due) {
+      queue_.AddAfter(key, entry.due - now);
+      break;
+    }
+    entry.pending_stage.clear();
+    if (stage->action == Action::kDelete) {
+      result = DeletePod(*pod, node);
+      if (result.ok()) deleted = true;
+      break;
+    }
+    if (stage->action == Action::kCreateSandbox && entry.rt.pod_ip.empty()) {
+      bool host_network =
+          pod->value("spec", json::object()).value("hostNetwork", false);
+      if (host_network) {
+        entry.rt.pod_ip = entry.rt.host_ip;
+      } else {
+        auto ip = agent->ips->Allocate();
+        if (!ip.ok()) {
+          result = ip.status();
+          break;
+        }
+        entry.rt.pod_ip = *ip;
+      }
+    }
+    auto events = lifecycle::Apply(stage->action, &entry.rt, now);
+    for (auto& c : entry.rt.containers) {
+      if (c.step == Step::kRunning && c.pid == 0) c.pid = NextPid(agent);
+      if (c.step != Step::kWaiting && c.step != Step::kPulling) {
+        std::lock_guard<std::mutex> l(mu_);
+        agent->images.insert(c.image_ref);
+      }
+    }
+    result = WriteStatus(*pod, entry.rt);
+    if (!result.ok()) break;
+    for (const auto& ev : events) {
+      EventRecord rec{ev.type, ev.reason, ev.message, ev.field_path, ""};
+      Status st = agent->recorder->Record(*pod, rec);
+      if (!st.ok()) result = st;
+    }
+  }
+  if (deleted) {
+    Forget(key);
+  } else {
+    std::lock_guard<std::mutex> l(mu_);
+    entries_[key] = entry;
+  }
+  return result;
+}
+
+std::optional<int64_t> Kubelets::ContainerPid(
+    const std::string& ns, const std::string& pod,
+    const std::string& container) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = entries_.find(ns + "/" + pod);
+  if (it == entries_.end()) return std::nullopt;
+  for (const auto& c : it->second.rt.containers) {
+    if (c.name == container && c.step == Step::kRunning) return c.pid;
+  }
+  return std::nullopt;
+}
+
+std::optional<PodRuntime> Kubelets::Runtime(const std::string& ns,
+                                            const std::string& pod) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = entries_.find(ns + "/" + pod);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second.rt;
+}
+
+}  // namespace kmock::controllers

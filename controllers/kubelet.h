@@ -1,0 +1,120 @@
+// Fake kubelets: one agent per node of the cluster spec, each with its own
+// pod address range, image cache and process numbers, driven by one shared
+// pod informer and work queue. For every pod bound to one of its nodes an
+// agent runs the lifecycle stages (lifecycle/stage.h) at their paced delays:
+// sandbox and address, image pull, container create and start, ready; and
+// after a delete, stop the containers and remove the object with a grace
+// period of 0, as a real kubelet does. Status goes through pods/status,
+// events through the events resource (source kubelet, host the node).
+//
+// Pods bound to nodes that have no agent, or whose Node object does not
+// exist, are left alone (they stay Pending).
+//
+// Thread safety: Start/Stop from one thread; the accessors may be called
+// from any thread.
+#ifndef KMOCK_CONTROLLERS_KUBELET_H_
+#define KMOCK_CONTROLLERS_KUBELET_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "controllers/event_recorder.h"
+#include "controllers/informer.h"
+#include "controllers/ip_allocator.h"
+#include "controllers/lifecycle/runtime.h"
+#include "controllers/lifecycle/stage.h"
+#include "controllers/resources_lookup.h"
+#include "controllers/work_queue.h"
+#include "controllers/worker_pool.h"
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+struct KubeletNodeConfig {
+  std::string name;
+  std::string internal_ip;
+  std::string pod_cidr;
+  // Images already on the node (normalised names): pulls of these with
+  // IfNotPresent report "already present on machine".
+  std::vector<std::string> preloaded_images;
+};
+
+struct KubeletOptions {
+  std::vector<lifecycle::Stage> stages;  // usually DefaultStages(pacing)
+  int workers = 2;
+};
+
+class Kubelets {
+ public:
+  // REQUIRES: pods has the kPodsByNodeIndex index; informers not started.
+  static Result<std::unique_ptr<Kubelets>> Create(
+      registry::Registry* registry, const Clock* clock, Rng* rng,
+      CoreResources res, Informer* pods, Informer* nodes,
+      std::vector<KubeletNodeConfig> nodes_config, KubeletOptions options);
+  ~Kubelets();
+
+  void Start();
+  void Stop();
+
+  // Runs the due stages of one pod ("ns/name").
+  Status Sync(const std::string& key);
+
+  // The process number `ps` on the node shows for a running container.
+  std::optional<int64_t> ContainerPid(const std::string& ns,
+                                      const std::string& pod,
+                                      const std::string& container) const;
+  // The kubelet's record of a pod, if it runs it.
+  std::optional<lifecycle::PodRuntime> Runtime(const std::string& ns,
+                                               const std::string& pod) const;
+
+ private:
+  struct Agent {
+    KubeletNodeConfig config;
+    std::unique_ptr<IpAllocator> ips;
+    std::unique_ptr<EventRecorder> recorder;
+    std::atomic<int64_t> next_pid{0};
+    std::set<std::string> images;  // guarded by Kubelets::mu_
+  };
+  struct PodEntry {
+    std::string uid;
+    std::string node;
+    lifecycle::PodRuntime rt;
+    std::string pending_stage;
+    TimePoint due{};
+  };
+
+  Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
+           CoreResources res, Informer* pods, Informer* nodes,
+           KubeletOptions options);
+  lifecycle::PodRuntime NewRuntime(const json& pod, Agent* agent);
+  void Forget(const std::string& key);
+  Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
+  Status DeletePod(const json& pod, const std::string& node);
+  int64_t NextPid(Agent* agent);
+
+  registry::Registry* registry_;
+  const Clock* clock_;
+  Rng* rng_;
+  CoreResources res_;
+  Informer* pods_;
+  Informer* nodes_;
+  KubeletOptions options_;
+  std::map<std::string, std::unique_ptr<Agent>> agents_;
+  WorkQueue queue_;
+  std::unique_ptr<WorkerPool> workers_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, PodEntry> entries_;
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_KUBELET_H_

@@ -1,0 +1,213 @@
+#include "controllers/lifecycle/stage.h"
+
+#include <cmath>
+
+namespace kmock::controllers::lifecycle {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr struct {
+  Action action;
+  const char* name;
+} kActions[] = {
+    {Action::kCreateSandbox, "CreateSandbox"},
+    {Action::kPullImage, "PullImage"},
+    {Action::kImagePulled, "ImagePulled"},
+    {Action::kCreateContainer, "CreateContainer"},
+    {Action::kStartContainer, "StartContainer"},
+    {Action::kCompleteInit, "CompleteInit"},
+    {Action::kMarkReady, "MarkReady"},
+    {Action::kKill, "Kill"},
+    {Action::kDelete, "Delete"},
+};
+
+// Finds a dotted path; null if any part is missing or null.
+const json* Lookup(const json& root, const std::string& path) {
+  const json* cur = &root;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(
+        start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(part);
+    if (it == cur->end() || it->is_null()) return nullptr;
+    cur = &*it;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+std::string AsString(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+Requirement Req(std::string path, std::string op,
+                std::vector<std::string> values = {}) {
+  return Requirement{std::move(path), std::move(op), std::move(values)};
+}
+
+}  // namespace
+
+const char* ActionName(Action a) {
+  for (const auto& e : kActions) {
+    if (e.action == a) return e.name;
+  }
+  return "";
+}
+
+bool ParseAction(const std::string& name, Action* out) {
+  for (const auto& e : kActions) {
+    if (name == e.name) {
+      *out = e.action;
+      return true;
+    }
+  }
+  return false;
+}
+
+json BuildView(const json& pod, const PodRuntime& rt) {
+  json view = {{"pod", pod}, {"runtime", ToJson(rt)}};
+  int cur = rt.CurrentContainer();
+  if (cur >= 0) view["container"] = view["runtime"]["containers"][cur];
+  return view;
+}
+
+bool Matches(const Requirement& r, const json& view) {
+  const json* v = Lookup(view, r.path);
+  if (r.op == "Exists") return v != nullptr;
+  if (r.op == "DoesNotExist") return v == nullptr;
+  bool in = false;
+  if (v != nullptr) {
+    std::string s = AsString(*v);
+    for (const auto& want : r.values) {
+      if (s == want) in = true;
+    }
+  }
+  if (r.op == "In") return in;
+  if (r.op == "NotIn") return !in;
+  return false;
+}
+
+const Stage* MatchStage(const std::vector<Stage>& stages, const json& view) {
+  for (const auto& s : stages) {
+    bool all = true;
+    for (const auto& r : s.selector) {
+      if (!Matches(r, view)) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return &s;
+  }
+  return nullptr;
+}
+
+std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng) {
+  auto base = s.delay.count();
+  if (base <= 0) return std::chrono::milliseconds(0);
+  if (rng == nullptr || s.jitter <= 0) return s.delay;
+  long long spread = std::llround(static_cast<double>(base) * s.jitter);
+  if (spread <= 0) return s.delay;
+  long long offset =
+      static_cast<long long>(rng->Uniform(2 * spread + 1)) - spread;
+  return std::chrono::milliseconds(std::max(0LL, base + offset));
+}
+
+std::vector<Stage> DefaultStages(const StagePacing& p) {
+  const std::string kNotDeleting = "pod.metadata.deletionTimestamp";
+  std::vector<Stage> s = {
+      {"pod-remove", {Req("runtime.killed", "In", {"true"})}, p.remove, 0,
+       Action::kDelete},
+      {"pod-kill",
+       {Req(kNotDeleting, "Exists"), Req("runtime.killed", "DoesNotExist")},
+       p.kill, 0, Action::kKill},
+      {"pod-sandbox",
+       {Req(kNotDeleting, "DoesNotExist"), Req("runtime.sandbox", "DoesNotExist")},
+       p.sandbox, 0, Action::kCreateSandbox},
+      {"image-pull",
+       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Waiting"})},
+       std::chrono::milliseconds(0), 0, Action::kPullImage},
+      {"image-pulled",
+       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Pulling"})},
+       p.pull, 0, Action::kImagePulled},
+      {"container-create",
+       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Pulled"})},
+       p.create, 0, Action::kCreateContainer},
+      {"container-start",
+       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Created"})},
+       p.start, 0, Action::kStartContainer},
+      {"init-complete",
+       {Req(kNotDeleting, "DoesNotExist"), Req("container.init", "In", {"true"}),
+        Req("container.step", "In", {"Running"})},
+       p.init_run, 0, Action::kCompleteInit},
+      {"pod-ready",
+       {Req(kNotDeleting, "DoesNotExist"), Req("runtime.sandbox", "In", {"true"}),
+        Req("container", "DoesNotExist"), Req("runtime.ready", "DoesNotExist")},
+       p.ready, 0, Action::kMarkReady},
+  };
+  for (auto& st : s) st.jitter = p.jitter;
+  return s;
+}
+
+Result<std::vector<Stage>> ParseStages(const json& j) {
+  if (!j.is_array()) {
+    return Status(StatusCode::kInvalid, "stages: expected a list");
+  }
+  std::vector<Stage> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& e = j[i];
+    std::string where = "stages[" + std::to_string(i) + "]";
+    if (!e.is_object()) {
+      return Status(StatusCode::kInvalid, where + ": expected an object");
+    }
+    Stage s;
+    s.name = e.value("name", "");
+    if (s.name.empty()) {
+      return Status(StatusCode::kInvalid, where + ".name: required");
+    }
+    if (!ParseAction(e.value("action", ""), &s.action)) {
+      return Status(StatusCode::kInvalid,
+                    where + ".action: unknown action \"" +
+                        e.value("action", "") + "\"");
+    }
+    if (e.contains("delayMs")) {
+      if (!e["delayMs"].is_number_integer() || e["delayMs"].get<int64_t>() < 0) {
+        return Status(StatusCode::kInvalid,
+                      where + ".delayMs: must be a non-negative integer");
+      }
+      s.delay = std::chrono::milliseconds(e["delayMs"].get<int64_t>());
+    }
+    if (e.contains("jitter")) {
+      if (!e["jitter"].is_number() || e["jitter"].get<double>() < 0) {
+        return Status(StatusCode::kInvalid,
+                      where + ".jitter: must be a non-negative number");
+      }
+      s.jitter = e["jitter"].get<double>();
+    }
+    const json& sel = e.value("selector", json::array());
+    for (size_t k = 0; k < sel.size(); ++k) {
+      Requirement r;
+      r.path = sel[k].value("path", "");
+      r.op = sel[k].value("op", "");
+      if (r.path.empty() ||
+          (r.op != "Exists" && r.op != "DoesNotExist" && r.op != "In" &&
+           r.op != "NotIn")) {
+        return Status(StatusCode::kInvalid,
+                      where + ".selector[" + std::to_string(k) +
+                          "]: needs a path and op Exists, DoesNotExist, In or NotIn");
+      }
+      for (const auto& v : sel[k].value("values", json::array())) {
+        r.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      s.selector.push_back(std::move(r));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace kmock::controllers::lifecycle

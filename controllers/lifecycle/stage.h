@@ -1,0 +1,78 @@
+// A lifecycle stage, KWOK style: a selector over a view of the pod (the pod
+// object plus the kubelet's record of it), a delay, and the action that
+// moves the pod on. The kubelet repeatedly applies the first stage whose
+// selector matches, once its delay has passed, until none matches.
+//
+// The view is {"pod": <the Pod>, "runtime": ToJson(PodRuntime),
+// "container": <the runtime entry of the container whose turn it is>} and a
+// requirement's path is dotted into it ("pod.metadata.deletionTimestamp",
+// "container.step"). Operators: Exists, DoesNotExist, In, NotIn (values are
+// compared as strings; true/false/numbers in their JSON spelling).
+//
+// Thread safety: plain values and pure functions.
+#ifndef KMOCK_CONTROLLERS_LIFECYCLE_STAGE_H_
+#define KMOCK_CONTROLLERS_LIFECYCLE_STAGE_H_
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/rng.h"
+#include "common/status.h"
+#include "controllers/lifecycle/pacing.h"
+#include "controllers/lifecycle/runtime.h"
+
+namespace kmock::controllers::lifecycle {
+
+enum class Action {
+  kCreateSandbox,    // IP, start time, PodReadyToStartContainers
+  kPullImage,        // Pulling (or "already present" and done)
+  kImagePulled,      // Pulled
+  kCreateContainer,  // Created
+  kStartContainer,   // Started, running
+  kCompleteInit,     // an init container exits 0 (Completed)
+  kMarkReady,        // containers ready; pod Ready
+  kKill,             // Killing; containers terminated
+  kDelete,           // the kubelet deletes the object (grace period 0)
+};
+
+const char* ActionName(Action a);
+bool ParseAction(const std::string& name, Action* out);
+
+struct Requirement {
+  std::string path;
+  std::string op;  // Exists, DoesNotExist, In, NotIn
+  std::vector<std::string> values;
+};
+
+struct Stage {
+  std::string name;
+  std::vector<Requirement> selector;
+  std::chrono::milliseconds delay{0};
+  double jitter = 0;  // fraction of delay
+  Action action = Action::kCreateSandbox;
+};
+
+// Builds the view the selectors read.
+nlohmann::json BuildView(const nlohmann::json& pod, const PodRuntime& rt);
+
+bool Matches(const Requirement& r, const nlohmann::json& view);
+// The first stage whose every requirement matches, or null.
+const Stage* MatchStage(const std::vector<Stage>& stages,
+                        const nlohmann::json& view);
+
+// delay +- jitter*delay, drawn from rng (null: no jitter). Never negative.
+std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng);
+
+// The stages of a pod's life on our kubelets, timed by pacing.
+std::vector<Stage> DefaultStages(const StagePacing& pacing);
+
+// Stages from JSON: [{"name", "selector": [{"path","op","values"}],
+// "delayMs", "jitter", "action"}]. Errors name the offending entry.
+Result<std::vector<Stage>> ParseStages(const nlohmann::json& j);
+
+}  // namespace kmock::controllers::lifecycle
+
+#endif  // KMOCK_CONTROLLERS_LIFECYCLE_STAGE_H_

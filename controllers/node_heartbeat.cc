@@ -1,0 +1,135 @@
+#include "controllers/node_heartbeat.h"
+
+#include <cstdio>
+
+namespace kmock::controllers {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kLeaseNamespace[] = "kube-node-lease";
+
+registry::WriteOptions KubeletWrite(const std::string& node) {
+  registry::WriteOptions wo;
+  wo.user.name = "system:node:" + node;
+  wo.user.groups = {"system:nodes", "system:authenticated"};
+  wo.field_manager = "kubelet";
+  return wo;
+}
+
+}  // namespace
+
+NodeHeartbeats::NodeHeartbeats(registry::Registry* registry,
+                               const Clock* clock, CoreResources res,
+                               std::vector<std::string> nodes,
+                               HeartbeatOptions options)
+    : registry_(registry),
+      clock_(clock),
+      res_(res),
+      nodes_(std::move(nodes)),
+      options_(options) {}
+
+NodeHeartbeats::~NodeHeartbeats() { Stop(); }
+
+void NodeHeartbeats::Start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] {
+    int failures = 0;
+    while (!stop_) {
+      Status st = Beat();
+      if (!st.ok() && failures++ < 3) {
+        std::fprintf(stderr, "node heartbeat: %s\n", st.ToString().c_str());
+      }
+      std::this_thread::sleep_for(options_.poll);
+    }
+  });
+}
+
+void NodeHeartbeats::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+Status NodeHeartbeats::Beat() {
+  Status first = Status::Ok();
+  TimePoint now = clock_->Now();
+  for (const auto& node : nodes_) {
+    if (now >= next_lease_[node]) {
+      Status st = RenewLease(node);
+      if (st.ok()) {
+        next_lease_[node] = now + options_.lease_renew;
+      } else if (first.ok()) {
+        first = st;
+      }
+    }
+    if (next_status_[node] == TimePoint{}) {
+      // Bootstrap has just written the status.
+      next_status_[node] = now + options_.status_report;
+    } else if (now >= next_status_[node]) {
+      Status st = ReportStatus(node);
+      if (st.ok()) {
+        next_status_[node] = now + options_.status_report;
+      } else if (first.ok()) {
+        first = st;
+      }
+    }
+  }
+  return first;
+}
+
+Status NodeHeartbeats::RenewLease(const std::string& node) {
+  std::string renew = FormatRfc3339Micro(clock_->Now());
+  auto updated = registry_->GuaranteedUpdate(
+      *res_.leases, kLeaseNamespace, node, "",
+      [&](json& lease) -> Status {
+        lease["spec"]["holderIdentity"] = node;
+        lease["spec"]["leaseDurationSeconds"] = options_.lease_duration.count();
+        lease["spec"]["renewTime"] = renew;
+        return Status::Ok();
+      },
+      KubeletWrite(node));
+  if (updated.ok()) return Status::Ok();
+  if (updated.status().code() != StatusCode::kNotFound) return updated.status();
+  auto n = registry_->Get(*res_.nodes, "", node);
+  if (!n.ok()) return n.status();
+  json lease = {
+      {"apiVersion", "coordination.k8s.io/v1"},
+      {"kind", "Lease"},
+      {"metadata",
+       {{"name", node},
+        {"namespace", kLeaseNamespace},
+        {"ownerReferences",
+         json::array({{{"apiVersion", "v1"},
+                       {"kind", "Node"},
+                       {"name", node},
+                       {"uid", (*n)["metadata"].value("uid", "")}}})}}},
+      {"spec",
+       {{"holderIdentity", node},
+        {"leaseDurationSeconds", options_.lease_duration.count()},
+        {"renewTime", renew}}}};
+  auto created =
+      registry_->Create(*res_.leases, kLeaseNamespace, lease, KubeletWrite(node));
+  if (!created.ok() &&
+      created.status().code() != StatusCode::kAlreadyExists) {
+    return created.status();
+  }
+  return Status::Ok();
+}
+
+Status NodeHeartbeats::ReportStatus(const std::string& node) {
+  std::string now = FormatRfc3339(clock_->Now());
+  auto r = registry_->GuaranteedUpdate(
+      *res_.nodes, "", node, "status",
+      [&](json& obj) -> Status {
+        json& conds = obj["status"]["conditions"];
+        if (!conds.is_array()) return Status::Ok();
+        for (auto& c : conds) c["lastHeartbeatTime"] = now;
+        return Status::Ok();
+      },
+      KubeletWrite(node));
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+}  // namespace kmock::controllers

@@ -1,0 +1,30 @@
+#include "controllers/resources_lookup.h"
+
+namespace kmock::controllers {
+
+Result<CoreResources> CoreResources::Lookup() {
+  const auto& cat = api::Catalog::Get();
+  CoreResources r;
+  struct Want {
+    const api::ResourceInfo** slot;
+    const char* group;
+    const char* plural;
+  } wants[] = {
+      {&r.pods, "", "pods"},
+      {&r.nodes, "", "nodes"},
+      {&r.namespaces, "", "namespaces"},
+      {&r.events, "", "events"},
+      {&r.leases, "coordination.k8s.io", "leases"},
+  };
+  for (const auto& w : wants) {
+    *w.slot = cat.Find(w.group, "v1", w.plural);
+    if (*w.slot == nullptr) {
+      return InternalError(std::string("controllers need resource ") +
+                           w.plural + (w.group[0] ? std::string(".") + w.group : "") +
+                           " in the catalog");
+    }
+  }
+  return r;
+}
+
+}  // namespace kmock::controllers

@@ -1,0 +1,26 @@
+// The catalog entries the controllers work with, looked up once.
+//
+// Thread safety: immutable after Lookup; the pointers are into the
+// catalog, which lives for the whole program.
+#ifndef KMOCK_CONTROLLERS_RESOURCES_LOOKUP_H_
+#define KMOCK_CONTROLLERS_RESOURCES_LOOKUP_H_
+
+#include "api/resource.h"
+#include "common/status.h"
+
+namespace kmock::controllers {
+
+struct CoreResources {
+  const api::ResourceInfo* pods = nullptr;
+  const api::ResourceInfo* nodes = nullptr;
+  const api::ResourceInfo* namespaces = nullptr;
+  const api::ResourceInfo* events = nullptr;
+  const api::ResourceInfo* leases = nullptr;
+
+  // kInternal naming the first resource the catalog lacks.
+  static Result<CoreResources> Lookup();
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_RESOURCES_LOOKUP_H_

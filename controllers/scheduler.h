@@ -1,0 +1,80 @@
+// The default scheduler: binds every pod whose spec.schedulerName is
+// default-scheduler (or empty) and that has no spec.nodeName to the best
+// node (scheduling/select_node.h), through pods/binding, and records a
+// Scheduled event. A pod that fits nowhere gets PodScheduled=False
+// (reason Unschedulable) and a FailedScheduling event, and is tried again
+// whenever a node or a pod changes.
+//
+// Thread safety: Start/Stop from one thread; informer handlers and one
+// worker thread run inside.
+#ifndef KMOCK_CONTROLLERS_SCHEDULER_H_
+#define KMOCK_CONTROLLERS_SCHEDULER_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "controllers/event_recorder.h"
+#include "controllers/informer.h"
+#include "controllers/resources_lookup.h"
+#include "controllers/scheduling/resources.h"
+#include "controllers/work_queue.h"
+#include "controllers/worker_pool.h"
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+// The pods informer index the scheduler and kubelets share.
+inline constexpr char kPodsByNodeIndex[] = "spec.nodeName";
+std::vector<std::string> PodNodeIndex(const json& pod);
+
+struct SchedulerOptions {
+  // The node kube-scheduler runs on: reportingInstance
+  // "default-scheduler-<host>".
+  std::string host;
+};
+
+class Scheduler {
+ public:
+  // REQUIRES: pods has the kPodsByNodeIndex index; informers not started.
+  Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
+            CoreResources res, Informer* pods, Informer* nodes,
+            SchedulerOptions options);
+  ~Scheduler();
+
+  void Start();
+  void Stop();
+
+  // Schedules (or fails to schedule) the pod with this key once.
+  Status Sync(const std::string& key);
+
+ private:
+  bool Wants(const json& pod) const;
+  void RequeueUnschedulable();
+  Status MarkUnschedulable(const json& pod, const std::string& message);
+
+  registry::Registry* registry_;
+  const Clock* clock_;
+  Rng* rng_;
+  CoreResources res_;
+  Informer* pods_;
+  Informer* nodes_;
+  SchedulerOptions options_;
+  EventRecorder recorder_;
+  WorkQueue queue_;
+  std::unique_ptr<WorkerPool> workers_;
+
+  std::mutex mu_;
+  std::set<std::string> unschedulable_;
+  // Bound by us but not yet seen bound in the cache: key -> (node, request).
+  std::map<std::string, std::pair<std::string, scheduling::Resources>> assumed_;
+  std::map<std::string, std::string> last_failure_;  // key -> message
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_SCHEDULER_H_

@@ -1,0 +1,201 @@
+#include "controllers/scheduling/filters.h"
+
+#include <cstdlib>
+
+namespace kmock::controllers::scheduling {
+
+namespace {
+
+constexpr char kNotReadyTaint[] = "node.kubernetes.io/not-ready";
+constexpr char kUnschedulableTaint[] = "node.kubernetes.io/unschedulable";
+
+std::string Str(const json& obj, const char* field) {
+  auto it = obj.find(field);
+  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : "";
+}
+
+bool ParseInt(const std::string& s, long long* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtoll(s.c_str(), &end, 10);
+  return end != nullptr && *end == '\0';
+}
+
+bool HardEffect(const std::string& effect) {
+  return effect == "NoSchedule" || effect == "NoExecute";
+}
+
+bool ToleratesAny(const json& tolerations, const json& taint) {
+  if (!tolerations.is_array()) return false;
+  for (const auto& t : tolerations) {
+    if (Tolerates(t, taint)) return true;
+  }
+  return false;
+}
+
+bool MatchesTerm(const json& term, const json& node) {
+  const json& exprs = term.value("matchExpressions", json::array());
+  const json& fields = term.value("matchFields", json::array());
+  if (exprs.empty() && fields.empty()) return false;
+  const json& labels =
+      node.value("metadata", json::object()).value("labels", json::object());
+  for (const auto& r : exprs) {
+    if (!MatchesRequirement(r, labels)) return false;
+  }
+  json field_map = json::object();
+  field_map["metadata.name"] =
+      node.value("metadata", json::object()).value("name", "");
+  for (const auto& r : fields) {
+    if (!MatchesRequirement(r, field_map)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Tolerates(const json& toleration, const json& taint) {
+  std::string t_effect = Str(toleration, "effect");
+  if (!t_effect.empty() && t_effect != Str(taint, "effect")) return false;
+  std::string t_key = Str(toleration, "key");
+  std::string op = Str(toleration, "operator");
+  if (op.empty()) op = "Equal";
+  if (t_key.empty()) return op == "Exists";
+  if (t_key != Str(taint, "key")) return false;
+  if (op == "Exists") return true;
+  if (op == "Equal") return Str(toleration, "value") == Str(taint, "value");
+  return false;
+}
+
+bool NodeIsReady(const json& node) {
+  const json& conds =
+      node.value("status", json::object()).value("conditions", json::array());
+  for (const auto& c : conds) {
+    if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
+  }
+  return false;
+}
+
+std::vector<json> EffectiveTaints(const json& node) {
+  std::vector<json> out;
+  const json& taints =
+      node.value("spec", json::object()).value("taints", json::array());
+  bool has_not_ready = false;
+  for (const auto& t : taints) {
+    out.push_back(t);
+    if (Str(t, "key") == kNotReadyTaint) has_not_ready = true;
+  }
+  if (!NodeIsReady(node) && !has_not_ready) {
+    out.push_back({{"key", kNotReadyTaint}, {"effect", "NoSchedule"}});
+  }
+  return out;
+}
+
+bool MatchesRequirement(const json& requirement, const json& labels) {
+  std::string key = Str(requirement, "key");
+  std::string op = Str(requirement, "operator");
+  const json& values = requirement.value("values", json::array());
+  bool has = labels.is_object() && labels.contains(key);
+  std::string value = has && labels[key].is_string()
+                          ? labels[key].get<std::string>()
+                          : "";
+  auto in_values = [&] {
+    for (const auto& v : values) {
+      if (v.is_string() && v.get<std::string>() == value) return true;
+    }
+    return false;
+  };
+  if (op == "In") return has && in_values();
+  if (op == "NotIn") return !has || !in_values();
+  if (op == "Exists") return has;
+  if (op == "DoesNotExist") return !has;
+  if (op == "Gt" || op == "Lt") {
+    if (!has || values.size() != 1 || !values[0].is_string()) return false;
+    long long label_n, want_n;
+    if (!ParseInt(value, &label_n) ||
+        !ParseInt(values[0].get<std::string>(), &want_n)) {
+      return false;
+    }
+    return op == "Gt" ? label_n > want_n : label_n < want_n;
+  }
+  return false;
+}
+
+bool MatchesNodeAffinity(const json& pod, const json& node) {
+  const json& spec = pod.value("spec", json::object());
+  const json& labels =
+      node.value("metadata", json::object()).value("labels", json::object());
+  const json& selector = spec.value("nodeSelector", json::object());
+  if (selector.is_object()) {
+    for (const auto& [k, v] : selector.items()) {
+      if (!labels.contains(k) || labels[k] != v) return false;
+    }
+  }
+  const json& affinity = spec.value("affinity", json::object());
+  const json& na = affinity.value("nodeAffinity", json::object());
+  auto req = na.find("requiredDuringSchedulingIgnoredDuringExecution");
+  if (req == na.end() || !req->is_object()) return true;
+  const json& terms = req->value("nodeSelectorTerms", json::array());
+  for (const auto& term : terms) {
+    if (MatchesTerm(term, node)) return true;
+  }
+  return false;
+}
+
+std::optional<FilterFailure> CheckUnschedulable(const json& pod,
+                                                const json& node) {
+  if (!node.value("spec", json::object()).value("unschedulable", false)) {
+    return std::nullopt;
+  }
+  json taint = {{"key", kUnschedulableTaint}, {"effect", "NoSchedule"}};
+  const json& tolerations =
+      pod.value("spec", json::object()).value("tolerations", json::array());
+  if (ToleratesAny(tolerations, taint)) return std::nullopt;
+  return FilterFailure{{"node(s) were unschedulable"}, false};
+}
+
+std::optional<FilterFailure> CheckTaints(const json& pod, const json& node) {
+  const json& tolerations =
+      pod.value("spec", json::object()).value("tolerations", json::array());
+  for (const auto& taint : EffectiveTaints(node)) {
+    if (!HardEffect(Str(taint, "effect"))) continue;
+    if (ToleratesAny(tolerations, taint)) continue;
+    return FilterFailure{{"node(s) had untolerated taint {" + Str(taint, "key") +
+                          ": " + Str(taint, "value") + "}"},
+                         false};
+  }
+  return std::nullopt;
+}
+
+std::optional<FilterFailure> CheckAffinity(const json& pod, const json& node) {
+  if (MatchesNodeAffinity(pod, node)) return std::nullopt;
+  return FilterFailure{{"node(s) didn't match Pod's node affinity/selector"},
+                       false};
+}
+
+std::optional<FilterFailure> CheckResources(const Resources& request,
+                                            const Resources& allocatable,
+                                            const Resources& used) {
+  FilterFailure f;
+  f.resolvable = true;
+  if (used.pods + 1 > allocatable.pods) f.reasons.push_back("Too many pods");
+  if (request.milli_cpu > 0 &&
+      request.milli_cpu > allocatable.milli_cpu - used.milli_cpu) {
+    f.reasons.push_back("Insufficient cpu");
+  }
+  if (request.memory > 0 &&
+      request.memory > allocatable.memory - used.memory) {
+    f.reasons.push_back("Insufficient memory");
+  }
+  if (f.reasons.empty()) return std::nullopt;
+  return f;
+}
+
+std::optional<FilterFailure> RunFilters(const json& pod, const json& node,
+                                        const Resources& used) {
+  if (auto f = CheckUnschedulable(pod, node)) return f;
+  if (auto f = CheckTaints(pod, node)) return f;
+  if (auto f = CheckAffinity(pod, node)) return f;
+  return CheckResources(PodRequests(pod), NodeAllocatable(node), used);
+}
+
+}  // namespace kmock::controllers::scheduling

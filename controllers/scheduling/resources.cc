@@ -1,0 +1,94 @@
+#include "controllers/scheduling/resources.h"
+
+#include <algorithm>
+
+#include "controllers/quantity.h"
+
+namespace kmock::controllers::scheduling {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kDefaultMilliCpuForScoring = 100;
+constexpr int64_t kDefaultMemoryForScoring = 200LL * 1024 * 1024;
+
+int64_t Milli(const json& q) {
+  auto r = ParseMilliValue(q);
+  return r.ok() ? *r : 0;
+}
+int64_t Value(const json& q) {
+  auto r = ParseValue(q);
+  return r.ok() ? *r : 0;
+}
+
+// The request of one resource in a container: requests, else limits.
+const json* Requested(const json& c, const char* name) {
+  const json& res = c.value("resources", json::object());
+  for (const char* part : {"requests", "limits"}) {
+    auto it = res.find(part);
+    if (it != res.end() && it->is_object() && it->contains(name)) {
+      return &(*it)[name];
+    }
+  }
+  return nullptr;
+}
+
+Resources ContainerRequests(const json& c, bool non_zero) {
+  Resources r;
+  if (const json* cpu = Requested(c, "cpu")) {
+    r.milli_cpu = Milli(*cpu);
+  } else if (non_zero) {
+    r.milli_cpu = kDefaultMilliCpuForScoring;
+  }
+  if (const json* mem = Requested(c, "memory")) {
+    r.memory = Value(*mem);
+  } else if (non_zero) {
+    r.memory = kDefaultMemoryForScoring;
+  }
+  return r;
+}
+
+Resources Requests(const json& pod, bool non_zero) {
+  const json& spec = pod.value("spec", json::object());
+  Resources sum;
+  for (const auto& c : spec.value("containers", json::array())) {
+    sum += ContainerRequests(c, non_zero);
+  }
+  for (const auto& c : spec.value("initContainers", json::array())) {
+    Resources r = ContainerRequests(c, non_zero);
+    // A restartable (sidecar) init container runs beside the others.
+    if (c.value("restartPolicy", "") == "Always") {
+      sum += r;
+      continue;
+    }
+    sum.milli_cpu = std::max(sum.milli_cpu, r.milli_cpu);
+    sum.memory = std::max(sum.memory, r.memory);
+  }
+  const json& overhead = spec.value("overhead", json::object());
+  if (overhead.contains("cpu")) sum.milli_cpu += Milli(overhead["cpu"]);
+  if (overhead.contains("memory")) sum.memory += Value(overhead["memory"]);
+  sum.pods = 1;
+  return sum;
+}
+
+}  // namespace
+
+Resources PodRequests(const json& pod) { return Requests(pod, false); }
+
+Resources PodRequestsForScoring(const json& pod) {
+  return Requests(pod, true);
+}
+
+Resources NodeAllocatable(const json& node) {
+  const json& status = node.value("status", json::object());
+  json alloc = status.value("allocatable", json::object());
+  if (alloc.empty()) alloc = status.value("capacity", json::object());
+  Resources r;
+  if (alloc.contains("cpu")) r.milli_cpu = Milli(alloc["cpu"]);
+  if (alloc.contains("memory")) r.memory = Value(alloc["memory"]);
+  if (alloc.contains("pods")) r.pods = Value(alloc["pods"]);
+  return r;
+}
+
+}  // namespace kmock::controllers::scheduling

@@ -1,0 +1,45 @@
+#include "controllers/worker_pool.h"
+
+#include <cstdio>
+
+namespace kmock::controllers {
+
+namespace {
+// Failures logged per key before a key's errors go quiet.
+constexpr int kLoggedFailures = 3;
+}  // namespace
+
+WorkerPool::WorkerPool(std::string name, WorkQueue* queue, int workers,
+                       SyncFunc sync)
+    : name_(std::move(name)), queue_(queue), sync_(std::move(sync)) {
+  if (workers < 1) workers = 1;
+  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { Run(); });
+}
+
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Stop() {
+  queue_->ShutDown();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+void WorkerPool::Run() {
+  while (auto key = queue_->Get()) {
+    Status st = sync_(*key);
+    if (st.ok()) {
+      queue_->Forget(*key);
+    } else {
+      if (queue_->NumRequeues(*key) < kLoggedFailures) {
+        std::fprintf(stderr, "%s: sync %s failed: %s\n", name_.c_str(),
+                     key->c_str(), st.ToString().c_str());
+      }
+      queue_->AddRateLimited(*key);
+    }
+    queue_->Done(*key);
+  }
+}
+
+}  // namespace kmock::controllers

@@ -1,0 +1,71 @@
+#include "registry/api_errors.h"
+
+namespace kmock::registry {
+
+namespace {
+std::string Qualified(const std::string& group, const std::string& plural) {
+  return group.empty() ? plural : plural + "." + group;
+}
+StatusDetails Details(const std::string& group, const std::string& plural,
+                      const std::string& name) {
+  StatusDetails d;
+  d.name = name;
+  d.group = group;
+  d.kind = plural;
+  return d;
+}
+}  // namespace
+
+Status NotFound(const std::string& group, const std::string& plural,
+                const std::string& name) {
+  return Status(StatusCode::kNotFound,
+                Qualified(group, plural) + " \"" + name + "\" not found",
+                Details(group, plural, name));
+}
+
+Status NotFound(const api::ResourceInfo& res, const std::string& name) {
+  return NotFound(res.group, res.plural, name);
+}
+
+Status AlreadyExists(const api::ResourceInfo& res, const std::string& name) {
+  return Status(StatusCode::kAlreadyExists,
+                res.QualifiedName() + " \"" + name + "\" already exists",
+                Details(res.group, res.plural, name));
+}
+
+Status Conflict(const api::ResourceInfo& res, const std::string& name,
+                const std::string& detail) {
+  return Status(StatusCode::kConflict,
+                "Operation cannot be fulfilled on " + res.QualifiedName() +
+                    " \"" + name + "\": " + detail,
+                Details(res.group, res.plural, name));
+}
+
+Status ModifiedConflict(const api::ResourceInfo& res, const std::string& name) {
+  return Conflict(res, name,
+                  "the object has been modified; please apply your changes to "
+                  "the latest version and try again");
+}
+
+Status Expired(const std::string& message) {
+  return Status(StatusCode::kExpired, message);
+}
+
+Status BadRequest(const std::string& message) {
+  return Status(StatusCode::kBadRequest, message);
+}
+
+Status Forbidden(const api::ResourceInfo& res, const std::string& name,
+                 const std::string& detail) {
+  return Status(StatusCode::kForbidden,
+                res.QualifiedName() + " \"" + name + "\" is forbidden: " + detail,
+                Details(res.group, res.plural, name));
+}
+
+Status Internal(const std::string& detail) {
+  StatusDetails d;
+  d.causes.push_back({"", detail, ""});
+  return Status(StatusCode::kInternal, "Internal error occurred: " + detail, d);
+}
+
+}  // namespace kmock::registry

@@ -1,0 +1,98 @@
+#include "registry/object_codec.h"
+
+namespace kmock::registry {
+
+using nlohmann::json;
+
+std::string ObjectKey(const api::ResourceInfo& res, std::string_view ns,
+                      std::string_view name) {
+  std::string key = res.key_prefix;
+  if (res.namespaced) {
+    key.append(ns);
+    key.push_back('/');
+  }
+  key.append(name);
+  return key;
+}
+
+std::string ObjectPrefix(const api::ResourceInfo& res, std::string_view ns) {
+  std::string key = res.key_prefix;
+  if (res.namespaced && !ns.empty()) {
+    key.append(ns);
+    key.push_back('/');
+  }
+  return key;
+}
+
+Result<json> DecodeObject(const api::ResourceInfo& res, std::string_view bytes,
+                          int64_t revision, bool with_type) {
+  json obj = json::parse(bytes, nullptr, false);
+  if (obj.is_discarded() || !obj.is_object())
+    return Status(StatusCode::kInternal, "stored object is not valid JSON");
+  if (res.from_storage) obj = res.from_storage(obj);
+  if (with_type) {
+    obj["apiVersion"] = res.ApiVersion();
+    obj["kind"] = res.kind;
+  } else {
+    obj.erase("apiVersion");
+    obj.erase("kind");
+  }
+  obj["metadata"]["resourceVersion"] = std::to_string(revision);
+  return obj;
+}
+
+std::string EncodeObject(const api::ResourceInfo& res, const json& obj) {
+  json copy = res.to_storage ? res.to_storage(obj) : obj;
+  if (auto m = copy.find("metadata"); m != copy.end() && m->is_object())
+    m->erase("resourceVersion");
+  return copy.dump();
+}
+
+bool IsSelectableField(const api::ResourceInfo& res, const std::string& field) {
+  if (field == "metadata.name" || field == "metadata.namespace") return true;
+  for (const auto& f : res.selectable_fields)
+    if (f.name == field) return true;
+  return false;
+}
+
+std::string FieldValue(const api::ResourceInfo& res, const json& obj,
+                       const std::string& field) {
+  if (field == "metadata.name" || field == "metadata.namespace") {
+    auto m = obj.find("metadata");
+    if (m == obj.end() || !m->is_object()) return "";
+    auto v = m->find(field == "metadata.name" ? "name" : "namespace");
+    return (v != m->end() && v->is_string()) ? v->get<std::string>() : "";
+  }
+  for (const auto& f : res.selectable_fields)
+    if (f.name == field) return f.value(obj);
+  return "";
+}
+
+bool Filter::Matches(const api::ResourceInfo& res, const json& obj) const {
+  if (!labels.Empty()) {
+    static const json kNull;
+    const json* l = &kNull;
+    if (auto m = obj.find("metadata"); m != obj.end() && m->is_object())
+      if (auto it = m->find("labels"); it != m->end()) l = &*it;
+    if (!labels.Matches(*l)) return false;
+  }
+  if (!fields.Empty())
+    return fields.Matches(
+        [&](const std::string& f) { return FieldValue(res, obj, f); });
+  return true;
+}
+
+Result<Filter> MakeFilter(const api::ResourceInfo& res,
+                          const std::string& label_selector,
+                          const std::string& field_selector) {
+  Filter f;
+  KMOCK_ASSIGN_OR_RETURN(f.labels, LabelSelector::Parse(label_selector));
+  KMOCK_ASSIGN_OR_RETURN(f.fields, FieldSelector::Parse(field_selector));
+  for (const auto& r : f.fields.requirements())
+    if (!IsSelectableField(res, r.field))
+      return Status(StatusCode::kBadRequest,
+                    "field label not supported: " + r.field);
+  return f;
+}
+
+}  // namespace kmock::registry

@@ -1,0 +1,60 @@
+// How objects map onto store keys and bytes.
+//
+// Keys follow kube-apiserver's etcd layout: ResourceInfo::key_prefix +
+// "<namespace>/<name>" for namespaced kinds, + "<name>" otherwise
+// (e.g. "/registry/pods/default/hello", "/registry/minions/worker-1").
+// Stored bytes are the object's JSON in its storage form, without
+// metadata.resourceVersion: the revision comes from the store's
+// mod_revision on every read, as etcd-backed kube-apiserver does.
+//
+// Thread safety: pure functions.
+#ifndef KMOCK_REGISTRY_OBJECT_CODEC_H_
+#define KMOCK_REGISTRY_OBJECT_CODEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "api/resource.h"
+#include "common/status.h"
+#include "registry/selectors.h"
+#include "store/storage.h"
+
+namespace kmock::registry {
+
+std::string ObjectKey(const api::ResourceInfo& res, std::string_view ns,
+                      std::string_view name);
+// The prefix of every key of res in ns ("" = all namespaces).
+std::string ObjectPrefix(const api::ResourceInfo& res, std::string_view ns);
+
+// Stored bytes → served object: apiVersion/kind set, resourceVersion =
+// revision. with_type=false leaves apiVersion/kind out (list items).
+Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
+                                    std::string_view bytes, int64_t revision,
+                                    bool with_type = true);
+// Served object → stored bytes.
+std::string EncodeObject(const api::ResourceInfo& res, const nlohmann::json& obj);
+
+// The value of a selectable field of obj (metadata.name, metadata.namespace
+// or one of res.selectable_fields). REQUIRES: IsSelectableField.
+std::string FieldValue(const api::ResourceInfo& res, const nlohmann::json& obj,
+                       const std::string& field);
+bool IsSelectableField(const api::ResourceInfo& res, const std::string& field);
+
+// Parsed selectors of a list or watch, with 400 errors for bad ones
+// ("field label not supported: x").
+struct Filter {
+  LabelSelector labels;
+  FieldSelector fields;
+  bool Empty() const { return labels.Empty() && fields.Empty(); }
+  bool Matches(const api::ResourceInfo& res, const nlohmann::json& obj) const;
+};
+Result<Filter> MakeFilter(const api::ResourceInfo& res,
+                          const std::string& label_selector,
+                          const std::string& field_selector);
+
+}  // namespace kmock::registry
+
+#endif  // KMOCK_REGISTRY_OBJECT_CODEC_H_

@@ -1,0 +1,172 @@
+#include "registry/object_watcher.h"
+
+#include <deque>
+
+#include "registry/api_errors.h"
+#include "registry/object_codec.h"
+
+namespace kmock::registry {
+
+namespace {
+
+using nlohmann::json;
+
+// How often an idle watch with allowWatchBookmarks gets a BOOKMARK.
+constexpr std::chrono::seconds kBookmarkInterval{60};
+
+class StoreObjectWatcher : public ObjectWatcher {
+ public:
+  StoreObjectWatcher(Registry* registry, const api::ResourceInfo& res,
+                     Filter filter, std::unique_ptr<store::Watcher> watcher,
+                     int64_t start_revision, bool bookmarks)
+      : registry_(registry),
+        res_(res),
+        filter_(std::move(filter)),
+        watcher_(std::move(watcher)),
+        last_revision_(start_revision),
+        bookmarks_(bookmarks),
+        next_bookmark_(registry->clock().Now() + kBookmarkInterval) {}
+
+  void Queue(WatchEvent ev) { pending_.push_back(std::move(ev)); }
+
+  Status Next(std::chrono::milliseconds timeout,
+              std::vector<WatchEvent>* out) override {
+    if (!pending_.empty()) {
+      for (auto& ev : pending_) out->push_back(std::move(ev));
+      pending_.clear();
+      return Status::Ok();
+    }
+    std::vector<store::Event> events;
+    Status st = watcher_->Next(timeout, &events);
+    if (!st.ok()) {
+      if (st.code() == StatusCode::kCompacted)
+        return Expired("too old resource version: " +
+                       std::to_string(last_revision_) + " (" +
+                       std::to_string(registry_->storage()->CompactedRevision()) +
+                       ")");
+      return st;
+    }
+    for (const auto& ev : events) {
+      last_revision_ = ev.revision;
+      Translate(ev, out);
+    }
+    if (bookmarks_ && events.empty()) {
+      TimePoint now = registry_->clock().Now();
+      if (now >= next_bookmark_) {
+        next_bookmark_ = now + kBookmarkInterval;
+        out->push_back(Bookmark(last_revision_, false));
+      }
+    }
+    return Status::Ok();
+  }
+
+  void Stop() override { watcher_->Stop(); }
+
+  WatchEvent Bookmark(int64_t revision, bool initial_events_end) const {
+    json meta = {{"resourceVersion", std::to_string(revision)}};
+    if (initial_events_end)
+      meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+    return {"BOOKMARK",
+            {{"kind", res_.kind}, {"apiVersion", res_.ApiVersion()}, {"metadata", meta}}};
+  }
+
+ private:
+  void Translate(const store::Event& ev, std::vector<WatchEvent>* out) {
+    if (ev.type == store::Event::Type::kDelete) {
+      auto obj = DecodeObject(res_, ev.kv.value, ev.revision);
+      if (obj.ok() && filter_.Matches(res_, *obj))
+        out->push_back({"DELETED", std::move(obj).value()});
+      return;
+    }
+    auto obj = DecodeObject(res_, ev.kv.value, ev.revision);
+    if (!obj.ok()) return;
+    bool now_matches = filter_.Matches(res_, *obj);
+    bool was_matching = false;
+    if (ev.has_prev) {
+      if (filter_.Empty()) {
+        was_matching = true;
+      } else {
+        auto prev = DecodeObject(res_, ev.prev_value, ev.revision);
+        was_matching = prev.ok() && filter_.Matches(res_, *prev);
+      }
+    }
+    if (now_matches && was_matching)
+      out->push_back({"MODIFIED", std::move(obj).value()});
+    else if (now_matches)
+      out->push_back({"ADDED", std::move(obj).value()});
+    else if (was_matching)
+      out->push_back({"DELETED", std::move(obj).value()});
+  }
+
+  Registry* registry_;
+  const api::ResourceInfo& res_;
+  Filter filter_;
+  std::unique_ptr<store::Watcher> watcher_;
+  int64_t last_revision_;
+  bool bookmarks_;
+  TimePoint next_bookmark_;
+  std::deque<WatchEvent> pending_;
+};
+
+Result<int64_t> ParseWatchRevision(const std::string& rv) {
+  int64_t n = 0;
+  for (char c : rv) {
+    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
+      return BadRequest("invalid resource version: " + rv);
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
+    Registry* registry, const api::ResourceInfo& res, std::string_view ns,
+    const WatchOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(Filter filter,
+                         MakeFilter(res, opts.label_selector, opts.field_selector));
+  store::Storage* storage = registry->storage();
+  const std::string prefix = ObjectPrefix(res, ns);
+  const bool initial = opts.resource_version.empty() ||
+                       opts.resource_version == "0" || opts.send_initial_events;
+  if (opts.send_initial_events && !opts.allow_bookmarks)
+    return Status(StatusCode::kInvalid,
+                  "sendInitialEvents: Forbidden: sendInitialEvents requires "
+                  "setting allowWatchBookmarks to true");
+
+  int64_t start = 0;
+  std::vector<WatchEvent> initial_events;
+  if (initial) {
+    store::ListOptions lo;
+    lo.prefix = prefix;
+    auto list = storage->List(lo);
+    if (!list.ok()) return Internal(list.status().message());
+    start = list->revision;
+    for (const auto& kv : list->items) {
+      auto obj = DecodeObject(res, kv.value, kv.mod_revision);
+      if (obj.ok() && filter.Matches(res, *obj))
+        initial_events.push_back({"ADDED", std::move(obj).value()});
+    }
+  } else {
+    KMOCK_ASSIGN_OR_RETURN(start, ParseWatchRevision(opts.resource_version));
+  }
+  auto w = storage->Watch(prefix, start);
+  if (!w.ok()) {
+    if (w.status().code() == StatusCode::kCompacted)
+      return Expired("too old resource version: " + std::to_string(start) + " (" +
+                     std::to_string(storage->CompactedRevision()) + ")");
+    if (w.status().code() == StatusCode::kFutureRevision)
+      return Status(StatusCode::kTimeout,
+                    "Too large resource version: " + std::to_string(start) +
+                        ", current: " + std::to_string(storage->CurrentRevision()));
+    return Internal(w.status().message());
+  }
+  auto watcher = std::make_unique<StoreObjectWatcher>(
+      registry, res, std::move(filter), std::move(w).value(), start,
+      opts.allow_bookmarks);
+  for (auto& ev : initial_events) watcher->Queue(std::move(ev));
+  if (opts.send_initial_events) watcher->Queue(watcher->Bookmark(start, true));
+  return std::unique_ptr<ObjectWatcher>(std::move(watcher));
+}
+
+}  // namespace kmock::registry

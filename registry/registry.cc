@@ -1,0 +1,660 @@
+#include "registry/registry.h"
+
+#include <algorithm>
+
+#include "api/decode_check.h"
+#include "api/validation.h"
+#include "patch/json_patch.h"
+#include "patch/merge_patch.h"
+#include "patch/strategic_merge_patch.h"
+#include "registry/api_errors.h"
+#include "registry/continue_token.h"
+#include "registry/object_codec.h"
+#include "registry/object_watcher.h"
+
+namespace kmock::registry {
+
+namespace {
+
+// How many times a write that lost a compare-and-swap is retried.
+constexpr int kMaxConflictRetries = 64;
+// How many names generateName tries before giving up.
+constexpr int kMaxGenerateNameTries = 8;
+
+const json& Meta(const json& obj) {
+  static const json kEmpty = json::object();
+  auto it = obj.find("metadata");
+  return (it != obj.end() && it->is_object()) ? *it : kEmpty;
+}
+
+std::string MetaString(const json& obj, const char* field) {
+  const json& m = Meta(obj);
+  auto it = m.find(field);
+  return (it != m.end() && it->is_string()) ? it->get<std::string>() : "";
+}
+
+json& MutableMeta(json& obj) {
+  json& m = obj["metadata"];
+  if (!m.is_object()) m = json::object();
+  return m;
+}
+
+bool HasFinalizers(const json& obj) {
+  const json& m = Meta(obj);
+  auto it = m.find("finalizers");
+  return it != m.end() && it->is_array() && !it->empty();
+}
+
+bool IsDeleting(const json& obj) {
+  const json& m = Meta(obj);
+  auto it = m.find("deletionTimestamp");
+  return it != m.end() && it->is_string();
+}
+
+int64_t GracePeriodOf(const json& obj) {
+  const json& m = Meta(obj);
+  auto it = m.find("deletionGracePeriodSeconds");
+  return (it != m.end() && it->is_number_integer()) ? it->get<int64_t>() : 0;
+}
+
+// Copies the fields clients may not change from the stored object.
+void KeepSystemMetadata(json& obj, const json& old) {
+  json& m = MutableMeta(obj);
+  const json& om = Meta(old);
+  for (const char* f : {"uid", "creationTimestamp", "deletionTimestamp",
+                        "deletionGracePeriodSeconds", "generation"}) {
+    auto it = om.find(f);
+    if (it != om.end())
+      m[f] = *it;
+    else
+      m.erase(f);
+  }
+  if (m.contains("namespace") || om.contains("namespace"))
+    m["namespace"] = om.value("namespace", "");
+}
+
+Result<int64_t> ParseRevision(const std::string& rv) {
+  if (rv.empty()) return int64_t{0};
+  int64_t n = 0;
+  for (char c : rv) {
+    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
+      return BadRequest("invalid resource version: " + rv);
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
+    : storage_(storage), clock_(clock), rng_(rng) {}
+
+Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
+                           std::string_view name) {
+  auto kv = storage_->Get(ObjectKey(res, ns, name));
+  if (!kv.ok()) {
+    if (kv.status().code() == StatusCode::kNotFound)
+      return NotFound(res, std::string(name));
+    return Internal(kv.status().message());
+  }
+  return DecodeObject(res, kv->value, kv->mod_revision);
+}
+
+Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
+                            const ListOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(Filter filter,
+                         MakeFilter(res, opts.label_selector, opts.field_selector));
+  const std::string prefix = ObjectPrefix(res, ns);
+  KMOCK_ASSIGN_OR_RETURN(int64_t rv, ParseRevision(opts.resource_version));
+  const std::string& match = opts.resource_version_match;
+  if (!match.empty() && match != "NotOlderThan" && match != "Exact")
+    return Status(StatusCode::kInvalid,
+                  "resourceVersionMatch: Unsupported value: \"" + match +
+                      "\": supported values: \"Exact\", \"NotOlderThan\"");
+  if (!match.empty() && opts.resource_version.empty())
+    return Status(StatusCode::kInvalid,
+                  "resourceVersionMatch: Forbidden: resourceVersionMatch is "
+                  "forbidden unless resourceVersion is provided");
+
+  int64_t read_rev = 0;
+  std::string start_key = prefix;
+  if (!opts.continue_token.empty()) {
+    if (!opts.resource_version.empty() && opts.resource_version != "0")
+      return BadRequest(
+          "specifying resource version is not allowed when using continue");
+    KMOCK_ASSIGN_OR_RETURN(ContinueToken tok, DecodeContinue(opts.continue_token));
+    read_rev = tok.revision;
+    start_key = res.key_prefix + tok.start;
+    if (start_key.compare(0, prefix.size(), prefix) != 0)
+      return BadRequest("invalid continue token: key is outside the list's range");
+  } else if (rv > 0) {
+    bool exact = match == "Exact" || (match.empty() && opts.limit > 0);
+    int64_t current = storage_->CurrentRevision();
+    if (rv > current)
+      return Status(StatusCode::kTimeout,
+                    "Too large resource version: " + std::to_string(rv) +
+                        ", current: " + std::to_string(current));
+    if (exact) read_rev = rv;
+  }
+
+  json items = json::array();
+  int64_t list_rev = 0;
+  bool more = false;
+  int64_t remaining = 0;
+  std::string next_key;
+  const int64_t limit = opts.limit > 0 ? opts.limit : 0;
+  while (true) {
+    store::ListOptions lo;
+    lo.prefix = prefix;
+    lo.revision = read_rev;
+    lo.start_key = start_key;
+    lo.limit = limit > 0 ? std::max<int64_t>(limit - int64_t(items.size()), filter.Empty() ? 1 : 500) : 0;
+    auto page = storage_->List(lo);
+    if (!page.ok()) {
+      if (page.status().code() == StatusCode::kCompacted) {
+        if (!opts.continue_token.empty())
+          return Expired(
+              "The provided continue parameter is too old to display a "
+              "consistent list result. You can start a new list without the "
+              "continue parameter, or use the continue token in this response "
+              "to retrieve the remainder of the results. Continuing with the "
+              "provided token results in an inconsistent list - objects that "
+              "were created, modified, or deleted between the time the first "
+              "chunk was returned and now may show up in the list.");
+        return Expired("too old resource version: " + std::to_string(read_rev) +
+                       " (" + std::to_string(storage_->CompactedRevision()) + ")");
+      }
+      return Internal(page.status().message());
+    }
+    list_rev = page->revision;
+    read_rev = list_rev;  // every further page reads the same revision
+    size_t i = 0;
+    for (; i < page->items.size(); ++i) {
+      if (limit > 0 && int64_t(items.size()) >= limit) break;
+      const auto& kv = page->items[i];
+      KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, kv.value, kv.mod_revision, false));
+      if (!filter.Matches(res, obj)) {
+        next_key = kv.key + '\0';
+        continue;
+      }
+      items.push_back(std::move(obj));
+      next_key = kv.key + '\0';
+    }
+    bool page_has_unread = i < page->items.size();
+    if (limit > 0 && int64_t(items.size()) >= limit) {
+      more = page_has_unread || page->more;
+      remaining = int64_t(page->items.size() - i) + page->remaining;
+      break;
+    }
+    if (!page->more) break;
+    start_key = next_key;
+  }
+
+  json list = {{"apiVersion", res.ApiVersion()},
+               {"kind", res.list_kind},
+               {"metadata", {{"resourceVersion", std::to_string(list_rev)}}},
+               {"items", std::move(items)}};
+  if (more) {
+    list["metadata"]["continue"] =
+        EncodeContinue({list_rev, next_key.substr(res.key_prefix.size())});
+    if (filter.Empty()) list["metadata"]["remainingItemCount"] = remaining;
+  }
+  return list;
+}
+
+Status Registry::AdmitNamespace(const api::ResourceInfo& res,
+                                std::string_view ns, const std::string& name) {
+  if (!res.namespaced) return Status::Ok();
+  const api::ResourceInfo* nsres = api::Catalog::Get().Find("", "v1", "namespaces");
+  if (!nsres) return Status::Ok();
+  auto kv = storage_->Get(ObjectKey(*nsres, "", ns));
+  if (!kv.ok()) {
+    if (kv.status().code() == StatusCode::kNotFound)
+      return NotFound("", "namespaces", std::string(ns));
+    return Internal(kv.status().message());
+  }
+  json nsobj = json::parse(kv->value, nullptr, false);
+  bool terminating = nsobj.is_object() && IsDeleting(nsobj);
+  if (!terminating && nsobj.is_object()) {
+    auto st = nsobj.find("status");
+    terminating = st != nsobj.end() && st->is_object() &&
+                  st->value("phase", "") == "Terminating";
+  }
+  if (terminating)
+    return Forbidden(res, name,
+                     "unable to create new content in namespace " +
+                         std::string(ns) + " because it is being terminated");
+  return Status::Ok();
+}
+
+Status Registry::ValidateFields(const api::ResourceInfo& res, const json& obj,
+                                const WriteOptions& opts) {
+  const api::Schema& schema = api::Schema::Get();
+  const api::Type* type = schema.Find(res.schema_type);
+  if (!type) return Status::Ok();
+  const char* mode = opts.field_validation == FieldValidation::kStrict ? "Strict"
+                     : opts.field_validation == FieldValidation::kIgnore ? "Ignore"
+                                                                         : "Warn";
+  std::vector<std::string> warnings;
+  KMOCK_RETURN_IF_ERROR(
+      api::CheckBody(obj, *type, res.kind, res.version, mode, &warnings, schema));
+  if (opts.warnings)
+    opts.warnings->insert(opts.warnings->end(), warnings.begin(), warnings.end());
+  return Status::Ok();
+}
+
+Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
+                                     std::string_view ns, json obj,
+                                     const WriteOptions& opts) {
+  if (!obj.is_object())
+    return BadRequest("the body of the request must be a " + res.kind + " object");
+  if (res.plural == "bindings") {
+    KMOCK_ASSIGN_OR_RETURN(json st, Bind(ns, MetaString(obj, "name"), obj, opts));
+    return WriteResult{std::move(st), true};
+  }
+  return CreateObject(res, ns, std::move(obj), opts);
+}
+
+Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
+                                           std::string_view ns, json obj,
+                                           const WriteOptions& opts) {
+  json& meta = MutableMeta(obj);
+  if (res.namespaced) {
+    std::string body_ns = meta.value("namespace", "");
+    if (!body_ns.empty() && body_ns != ns)
+      return BadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    meta["namespace"] = std::string(ns);
+  } else {
+    meta.erase("namespace");
+  }
+  obj["apiVersion"] = res.ApiVersion();
+  obj["kind"] = res.kind;
+  KMOCK_RETURN_IF_ERROR(ValidateFields(res, obj, opts));
+
+  const std::string generate = meta.value("generateName", "");
+  const bool generated = meta.value("name", "").empty() && !generate.empty();
+  meta["uid"] = rng_->Uuid();
+  meta["creationTimestamp"] = FormatRfc3339(clock_->Now());
+  for (const char* f : {"resourceVersion", "deletionTimestamp",
+                        "deletionGracePeriodSeconds", "selfLink"})
+    meta.erase(f);
+  res.strategy->PrepareForCreate(obj);
+  res.strategy->Default(obj);
+
+  for (int attempt = 0;; ++attempt) {
+    if (generated) {
+      std::string base = generate.substr(0, std::min<size_t>(generate.size(), 58));
+      obj["metadata"]["name"] = base + rng_->NameSuffix(5);
+    }
+    const std::string name = MetaString(obj, "name");
+    api::FieldErrors errs;
+    api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
+    res.strategy->Validate(obj, &errs);
+    if (!errs.empty()) return errs.ToStatus(res.kind, res.group, res.plural, name);
+    KMOCK_RETURN_IF_ERROR(AdmitNamespace(res, ns, name));
+
+    const std::string key = ObjectKey(res, ns, name);
+    if (opts.dry_run) {
+      if (storage_->Get(key).ok()) return AlreadyExists(res, name);
+      return WriteResult{obj, true};
+    }
+    auto kv = storage_->Create(key, EncodeObject(res, obj));
+    if (kv.ok()) {
+      KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+      return WriteResult{std::move(out), true};
+    }
+    if (kv.status().code() == StatusCode::kAlreadyExists) {
+      if (generated && attempt + 1 < kMaxGenerateNameTries) continue;
+      return AlreadyExists(res, name);
+    }
+    return Internal(kv.status().message());
+  }
+}
+
+Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
+                                             std::string_view subresource,
+                                             const std::string& key,
+                                             int64_t cur_revision,
+                                             const json& old, json obj,
+                                             const WriteOptions& opts) {
+  const std::string name = MetaString(old, "name");
+  obj["apiVersion"] = res.ApiVersion();
+  obj["kind"] = res.kind;
+  KMOCK_RETURN_IF_ERROR(ValidateFields(res, obj, opts));
+  KeepSystemMetadata(obj, old);
+  MutableMeta(obj)["resourceVersion"] = MetaString(old, "resourceVersion");
+  const api::Strategy* strategy =
+      subresource == "status" ? res.status_strategy : res.strategy;
+  if (!strategy) return NotFound(res, name);
+  res.strategy->Default(obj);
+  strategy->PrepareForUpdate(obj, old);
+
+  api::FieldErrors errs;
+  api::ValidateObjectMetaUpdate(Meta(obj), Meta(old), &errs);
+  api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
+  res.strategy->Validate(obj, &errs);
+  strategy->ValidateUpdate(obj, old, &errs);
+  if (!errs.empty()) return errs.ToStatus(res.kind, res.group, res.plural, name);
+
+  if (opts.dry_run) return WriteResult{obj, false};
+  auto kv = storage_->Update(key, EncodeObject(res, obj), cur_revision);
+  if (!kv.ok()) {
+    if (kv.status().code() == StatusCode::kConflict) return ModifiedConflict(res, name);
+    if (kv.status().code() == StatusCode::kNotFound) return NotFound(res, name);
+    return Internal(kv.status().message());
+  }
+  KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+  KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(key, out, kv->mod_revision));
+  return WriteResult{std::move(out), false};
+}
+
+Status Registry::FinishDeletionIfDue(const std::string& key, const json& obj,
+                                     int64_t revision) {
+  if (!IsDeleting(obj) || HasFinalizers(obj) || GracePeriodOf(obj) > 0)
+    return Status::Ok();
+  auto d = storage_->Delete(key, revision);
+  if (!d.ok() && d.status().code() != StatusCode::kConflict &&
+      d.status().code() != StatusCode::kNotFound)
+    return Internal(d.status().message());
+  return Status::Ok();
+}
+
+Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
+                                     std::string_view ns, std::string_view name,
+                                     std::string_view subresource, json obj,
+                                     const WriteOptions& opts) {
+  if (!obj.is_object())
+    return BadRequest("the body of the request must be a " + res.kind + " object");
+  const std::string body_name = MetaString(obj, "name");
+  if (body_name != name)
+    return BadRequest("the name of the object (" + body_name +
+                      ") does not match the name on the URL (" +
+                      std::string(name) + ")");
+  if (res.namespaced) {
+    std::string body_ns = MetaString(obj, "namespace");
+    if (!body_ns.empty() && body_ns != ns)
+      return BadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+  }
+  const std::string key = ObjectKey(res, ns, name);
+  const std::string want_rv = MetaString(obj, "resourceVersion");
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() != StatusCode::kNotFound)
+        return Internal(cur.status().message());
+      if (subresource.empty() && res.strategy->AllowCreateOnUpdate())
+        return CreateObject(res, ns, std::move(obj), opts);
+      return NotFound(res, std::string(name));
+    }
+    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+      return ModifiedConflict(res, std::string(name));
+    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
+    if (!r.ok() && r.status().code() == StatusCode::kConflict && want_rv.empty())
+      continue;
+    return r;
+  }
+  return ModifiedConflict(res, std::string(name));
+}
+
+Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
+                                    std::string_view ns, std::string_view name,
+                                    std::string_view subresource, PatchType type,
+                                    std::string_view body,
+                                    const WriteOptions& opts) {
+  json patch = json::parse(body, nullptr, false);
+  if (patch.is_discarded())
+    return BadRequest("error decoding patch: invalid JSON");
+  const std::string key = ObjectKey(res, ns, name);
+  const api::Schema& schema = api::Schema::Get();
+  const api::Type* root = schema.Find(res.schema_type);
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() != StatusCode::kNotFound)
+        return Internal(cur.status().message());
+      if (type == PatchType::kApply && subresource.empty()) {
+        // Server-side apply of a missing object creates it.
+        if (!patch.is_object())
+          return BadRequest("the body of the request must be an object");
+        json obj = patch;
+        if (MetaString(obj, "name") != name)
+          return BadRequest("the name of the object (" + MetaString(obj, "name") +
+                            ") does not match the name on the URL (" +
+                            std::string(name) + ")");
+        return CreateObject(res, ns, std::move(obj), opts);
+      }
+      return NotFound(res, std::string(name));
+    }
+    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    Result<json> patched = Status(StatusCode::kInternal, "unknown patch type");
+    switch (type) {
+      case PatchType::kJsonPatch:
+        patched = patch::ApplyJsonPatch(old, patch);
+        break;
+      case PatchType::kMergePatch:
+        patched = patch::ApplyMergePatch(old, patch);
+        break;
+      case PatchType::kStrategicMerge:
+      case PatchType::kApply:
+        patched = patch::ApplyStrategicMergePatch(old, patch, schema, root);
+        break;
+    }
+    if (!patched.ok()) return patched.status();
+    json obj = std::move(patched).value();
+    if (!obj.is_object()) return BadRequest("the patched object is not an object");
+    std::string want_rv = MetaString(obj, "resourceVersion");
+    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+      return ModifiedConflict(res, std::string(name));
+    if (MetaString(obj, "name") != name)
+      return BadRequest("the name of the object (" + MetaString(obj, "name") +
+                        ") does not match the name on the URL (" +
+                        std::string(name) + ")");
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
+    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+        MetaString(patch, "resourceVersion").empty())
+      continue;
+    return r;
+  }
+  return ModifiedConflict(res, std::string(name));
+}
+
+Result<json> Registry::GuaranteedUpdate(const api::ResourceInfo& res,
+                                        std::string_view ns,
+                                        std::string_view name,
+                                        std::string_view subresource,
+                                        const std::function<Status(json&)>& mutate,
+                                        const WriteOptions& opts) {
+  const std::string key = ObjectKey(res, ns, name);
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() == StatusCode::kNotFound)
+        return NotFound(res, std::string(name));
+      return Internal(cur.status().message());
+    }
+    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    json obj = old;
+    KMOCK_RETURN_IF_ERROR(mutate(obj));
+    if (obj == old) return old;
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
+    if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;
+    if (!r.ok()) return r.status();
+    return std::move(r).value().object;
+  }
+  return ModifiedConflict(res, std::string(name));
+}
+
+Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
+                                      std::string_view ns, std::string_view name,
+                                      const DeleteOptions& opts) {
+  const std::string key = ObjectKey(res, ns, name);
+  const std::string sname(name);
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() == StatusCode::kNotFound) return NotFound(res, sname);
+      return Internal(cur.status().message());
+    }
+    KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, cur->value, cur->mod_revision));
+    if (!opts.precondition_uid.empty() && opts.precondition_uid != MetaString(obj, "uid"))
+      return Conflict(res, sname,
+                      "Precondition failed: UID in precondition: " +
+                          opts.precondition_uid +
+                          ", UID in object meta: " + MetaString(obj, "uid"));
+    if (!opts.precondition_resource_version.empty() &&
+        opts.precondition_resource_version != MetaString(obj, "resourceVersion"))
+      return Conflict(res, sname,
+                      "Precondition failed: ResourceVersion in precondition: " +
+                          opts.precondition_resource_version +
+                          ", ResourceVersion in object meta: " +
+                          MetaString(obj, "resourceVersion"));
+
+    json updated = obj;
+    json& meta = MutableMeta(updated);
+    if (garbage_collection_) {
+      const char* fin = opts.propagation_policy == "Orphan"       ? "orphan"
+                        : opts.propagation_policy == "Foreground" ? "foregroundDeletion"
+                                                                  : nullptr;
+      if (fin) {
+        json& f = meta["finalizers"];
+        if (!f.is_array()) f = json::array();
+        if (std::find(f.begin(), f.end(), fin) == f.end()) f.push_back(fin);
+      }
+    }
+    std::optional<int64_t> grace =
+        res.strategy->GracePeriodSeconds(obj, opts.grace_period_seconds);
+    const bool graceful = grace.has_value() && *grace > 0;
+    const bool pending = graceful || HasFinalizers(updated);
+    if (pending) {
+      const int64_t g = grace.value_or(0);
+      const TimePoint now = clock_->Now();
+      if (!IsDeleting(obj)) {
+        meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
+        meta["deletionGracePeriodSeconds"] = g;
+      } else if (g < GracePeriodOf(obj)) {
+        // A shorter grace period replaces a longer one, as upstream allows.
+        meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
+        meta["deletionGracePeriodSeconds"] = g;
+      }
+      if (!graceful && !HasFinalizers(updated)) {
+        // Nothing holds it any more: fall through to the real delete.
+      } else {
+        if (opts.dry_run || updated == obj) return DeleteResult{updated, false};
+        auto kv = storage_->Update(key, EncodeObject(res, updated), cur->mod_revision);
+        if (!kv.ok()) {
+          if (kv.status().code() == StatusCode::kConflict ||
+              kv.status().code() == StatusCode::kNotFound)
+            continue;
+          return Internal(kv.status().message());
+        }
+        KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+        return DeleteResult{std::move(out), false};
+      }
+    }
+    if (opts.dry_run) return DeleteResult{obj, true};
+    auto d = storage_->Delete(key, cur->mod_revision);
+    if (!d.ok()) {
+      if (d.status().code() == StatusCode::kConflict) continue;
+      if (d.status().code() == StatusCode::kNotFound) return NotFound(res, sname);
+      return Internal(d.status().message());
+    }
+    return DeleteResult{std::move(obj), true};
+  }
+  return ModifiedConflict(res, sname);
+}
+
+Result<json> Registry::DeleteCollection(const api::ResourceInfo& res,
+                                        std::string_view ns,
+                                        const ListOptions& selectors,
+                                        const DeleteOptions& opts) {
+  ListOptions lo = selectors;
+  lo.limit = 0;
+  lo.continue_token.clear();
+  KMOCK_ASSIGN_OR_RETURN(json list, List(res, ns, lo));
+  json deleted = json::array();
+  for (const auto& item : list["items"]) {
+    const json& m = Meta(item);
+    auto r = Delete(res, m.value("namespace", ""), m.value("name", ""), opts);
+    if (!r.ok()) {
+      if (r.status().code() == StatusCode::kNotFound) continue;
+      return r.status();
+    }
+    json obj = std::move(r).value().object;
+    obj.erase("apiVersion");
+    obj.erase("kind");
+    deleted.push_back(std::move(obj));
+  }
+  list["items"] = std::move(deleted);
+  return list;
+}
+
+Result<std::unique_ptr<ObjectWatcher>> Registry::Watch(
+    const api::ResourceInfo& res, std::string_view ns, const WatchOptions& opts) {
+  return StartObjectWatch(this, res, ns, opts);
+}
+
+Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
+                            const json& binding, const WriteOptions& opts) {
+  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  if (!pods) return Internal("pods are not served");
+  std::string node;
+  if (auto t = binding.find("target"); t != binding.end() && t->is_object())
+    node = t->value("name", "");
+  const std::string name(pod_name);
+  if (name.empty() || node.empty()) {
+    api::FieldErrors errs;
+    if (name.empty()) errs.Required("metadata.name", "name or generateName is required");
+    if (node.empty()) errs.Required("target.name");
+    return errs.ToStatus("Binding", "", "bindings", name);
+  }
+  const std::string key = ObjectKey(*pods, ns, name);
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() == StatusCode::kNotFound) return NotFound(*pods, name);
+      return Internal(cur.status().message());
+    }
+    KMOCK_ASSIGN_OR_RETURN(json pod, DecodeObject(*pods, cur->value, cur->mod_revision));
+    api::ResourceInfo binding_res = *pods;
+    binding_res.plural = "pods/binding";
+    if (IsDeleting(pod))
+      return Conflict(binding_res, name,
+                      "pod " + name + " is being deleted, cannot be assigned to a host");
+    std::string bound = pod["spec"].value("nodeName", "");
+    if (!bound.empty())
+      return Conflict(binding_res, name,
+                      "pod " + name + " is already assigned to node \"" + bound + "\"");
+    pod["spec"]["nodeName"] = node;
+    json& status = pod["status"];
+    if (!status.is_object()) status = json::object();
+    json& conds = status["conditions"];
+    if (!conds.is_array()) conds = json::array();
+    json cond = {{"type", "PodScheduled"},
+                 {"status", "True"},
+                 {"lastProbeTime", nullptr},
+                 {"lastTransitionTime", FormatRfc3339(clock_->Now())}};
+    bool replaced = false;
+    for (auto& c : conds)
+      if (c.value("type", "") == "PodScheduled") {
+        c = cond;
+        replaced = true;
+      }
+    if (!replaced) conds.push_back(cond);
+    if (opts.dry_run) break;
+    auto kv = storage_->Update(key, EncodeObject(*pods, pod), cur->mod_revision);
+    if (!kv.ok()) {
+      if (kv.status().code() == StatusCode::kConflict) continue;
+      return Internal(kv.status().message());
+    }
+    break;
+  }
+  return json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
+              {"status", "Success"}, {"code", 201}};
+}
+
+}  // namespace kmock::registry

@@ -1,0 +1,264 @@
+// The registry pipeline against the real store (in memory) and catalog.
+#include "registry/registry.h"
+
+#include <gtest/gtest.h>
+
+#include "api/resource.h"
+
+namespace kmock::registry {
+namespace {
+
+using nlohmann::json;
+
+class RegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.compaction_interval = std::chrono::milliseconds(0);
+    auto s = store::OpenRocksStorage(so);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    storage_ = std::move(s).value();
+    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    pods_ = api::Catalog::Get().Find("", "v1", "pods");
+    namespaces_ = api::Catalog::Get().Find("", "v1", "namespaces");
+    ASSERT_NE(pods_, nullptr);
+    ASSERT_NE(namespaces_, nullptr);
+    ASSERT_TRUE(registry_->Create(*namespaces_, "", json{{"metadata", {{"name", "default"}}}}, {}).ok());
+  }
+
+  json Pod(const std::string& name, json labels = json::object()) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", labels}}},
+                {"spec", {{"containers", {{{"name", "c1"}, {"image", "nginx"}}}}}}};
+  }
+
+  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
+  Rng rng_{1};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<Registry> registry_;
+  const api::ResourceInfo* pods_ = nullptr;
+  const api::ResourceInfo* namespaces_ = nullptr;
+};
+
+TEST_F(RegistryTest, CreateSetsSystemMetadataAndDefaults) {
+  auto r = registry_->Create(*pods_, "default", Pod("hello"), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->created);
+  const json& m = r->object["metadata"];
+  EXPECT_EQ(m["namespace"], "default");
+  EXPECT_EQ(m["uid"].get<std::string>().size(), 36u);
+  EXPECT_EQ(m["creationTimestamp"], "2027-01-15T08:00:00Z");
+  EXPECT_FALSE(m["resourceVersion"].get<std::string>().empty());
+  EXPECT_EQ(r->object["spec"]["restartPolicy"], "Always");
+  auto got = registry_->Get(*pods_, "default", "hello");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->at("metadata").at("uid"), m["uid"]);
+}
+
+TEST_F(RegistryTest, CreateErrorsLikeKubeApiserver) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("hello"), {}).ok());
+  auto dup = registry_->Create(*pods_, "default", Pod("hello"), {});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.status().message(), "pods \"hello\" already exists");
+
+  auto nons = registry_->Create(*pods_, "nosuch", Pod("x"), {});
+  ASSERT_FALSE(nons.ok());
+  EXPECT_EQ(nons.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(nons.status().message(), "namespaces \"nosuch\" not found");
+
+  json bad = Pod("nocontainers");
+  bad["spec"]["containers"] = json::array();
+  auto inv = registry_->Create(*pods_, "default", bad, {});
+  ASSERT_FALSE(inv.ok());
+  EXPECT_EQ(inv.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(inv.status().message().find("spec.containers: Required value"), std::string::npos)
+      << inv.status().message();
+  EXPECT_FALSE(registry_->Get(*pods_, "default", "nocontainers").ok());
+}
+
+TEST_F(RegistryTest, GenerateName) {
+  json p = Pod("");
+  p["metadata"].erase("name");
+  p["metadata"]["generateName"] = "web-";
+  auto r = registry_->Create(*pods_, "default", p, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::string name = r->object["metadata"]["name"];
+  EXPECT_EQ(name.rfind("web-", 0), 0u);
+  EXPECT_EQ(name.size(), 9u);
+}
+
+TEST_F(RegistryTest, UpdateWithStaleResourceVersionConflicts) {
+  auto r = registry_->Create(*pods_, "default", Pod("hello"), {});
+  ASSERT_TRUE(r.ok());
+  json v1 = r->object;
+  json v2 = v1;
+  v2["metadata"]["labels"]["a"] = "b";
+  auto u = registry_->Update(*pods_, "default", "hello", "", v2, {});
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_NE(u->object["metadata"]["resourceVersion"], v1["metadata"]["resourceVersion"]);
+  auto stale = registry_->Update(*pods_, "default", "hello", "", v2, {});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
+  EXPECT_EQ(stale.status().message(),
+            "Operation cannot be fulfilled on pods \"hello\": the object has been "
+            "modified; please apply your changes to the latest version and try again");
+}
+
+TEST_F(RegistryTest, StrategicMergePatchOfContainers) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("hello"), {}).ok());
+  auto p = registry_->Patch(
+      *pods_, "default", "hello", "", PatchType::kStrategicMerge,
+      R"({"metadata":{"labels":{"x":"y"}},"spec":{"$setElementOrder/containers":[{"name":"c1"}],"containers":[{"name":"c1","image":"nginx:1.27"}]}})",
+      {});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->object["spec"]["containers"][0]["image"], "nginx:1.27");
+  EXPECT_EQ(p->object["spec"]["containers"][0]["name"], "c1");
+  EXPECT_EQ(p->object["metadata"]["labels"]["x"], "y");
+}
+
+TEST_F(RegistryTest, ListWithSelectorsAndPages) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p" + std::to_string(i),
+                                                         {{"app", i % 2 ? "odd" : "even"}}),
+                                  {}).ok());
+  ListOptions lo;
+  lo.label_selector = "app=even";
+  auto l = registry_->List(*pods_, "default", lo);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->at("items").size(), 3u);
+  EXPECT_EQ(l->at("kind"), "PodList");
+
+  ListOptions page;
+  page.limit = 2;
+  auto p1 = registry_->List(*pods_, "default", page);
+  ASSERT_TRUE(p1.ok());
+  ASSERT_EQ(p1->at("items").size(), 2u);
+  EXPECT_EQ(p1->at("metadata").at("remainingItemCount"), 3);
+  // A write between pages does not show up: the pages are pinned.
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p9"), {}).ok());
+  page.continue_token = p1->at("metadata").at("continue");
+  auto p2 = registry_->List(*pods_, "default", page);
+  ASSERT_TRUE(p2.ok()) << p2.status().ToString();
+  EXPECT_EQ(p2->at("items")[0]["metadata"]["name"], "p2");
+  page.continue_token = p2->at("metadata").at("continue");
+  auto p3 = registry_->List(*pods_, "default", page);
+  ASSERT_TRUE(p3.ok());
+  EXPECT_EQ(p3->at("items").size(), 1u);
+  EXPECT_FALSE(p3->at("metadata").contains("continue"));
+
+  ListOptions badfield;
+  badfield.field_selector = "spec.nope=1";
+  auto bf = registry_->List(*pods_, "default", badfield);
+  ASSERT_FALSE(bf.ok());
+  EXPECT_EQ(bf.status().message(), "field label not supported: spec.nope");
+}
+
+TEST_F(RegistryTest, WatchFromZeroSendsAddedThenChanges) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("a"), {}).ok());
+  WatchOptions wo;
+  wo.field_selector = "metadata.name=b";
+  auto w = registry_->Watch(*pods_, "default", WatchOptions{});
+  ASSERT_TRUE(w.ok());
+  auto wb = registry_->Watch(*pods_, "default", wo);
+  ASSERT_TRUE(wb.ok());
+  std::vector<WatchEvent> evs;
+  ASSERT_TRUE((*w)->Next(std::chrono::milliseconds(100), &evs).ok());
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].type, "ADDED");
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("b"), {}).ok());
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  ASSERT_TRUE(registry_->Delete(*pods_, "default", "a", now).ok());
+  evs.clear();
+  for (int i = 0; i < 20 && evs.size() < 2; ++i)
+    ASSERT_TRUE((*w)->Next(std::chrono::milliseconds(100), &evs).ok());
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].type, "ADDED");
+  EXPECT_EQ(evs[0].object["metadata"]["name"], "b");
+  EXPECT_EQ(evs[1].type, "DELETED");
+  EXPECT_EQ(evs[1].object["metadata"]["name"], "a");
+  std::vector<WatchEvent> only_b;
+  for (int i = 0; i < 20 && only_b.empty(); ++i)
+    ASSERT_TRUE((*wb)->Next(std::chrono::milliseconds(100), &only_b).ok());
+  ASSERT_EQ(only_b.size(), 1u);
+  EXPECT_EQ(only_b[0].object["metadata"]["name"], "b");
+}
+
+TEST_F(RegistryTest, GracefulDeleteThenFinalDelete) {
+  json p = Pod("g");
+  p["spec"]["nodeName"] = "worker-1";
+  ASSERT_TRUE(registry_->Create(*pods_, "default", p, {}).ok());
+  auto d = registry_->Delete(*pods_, "default", "g", {});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_FALSE(d->deleted);
+  EXPECT_TRUE(d->object["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(d->object["metadata"]["deletionGracePeriodSeconds"], 30);
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  auto d2 = registry_->Delete(*pods_, "default", "g", now);
+  ASSERT_TRUE(d2.ok());
+  EXPECT_TRUE(d2->deleted);
+  EXPECT_EQ(registry_->Get(*pods_, "default", "g").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RegistryTest, FinalizersHoldTheObjectUntilRemoved) {
+  json p = Pod("f");
+  p["metadata"]["finalizers"] = {"example.com/hold"};
+  ASSERT_TRUE(registry_->Create(*pods_, "default", p, {}).ok());
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  auto d = registry_->Delete(*pods_, "default", "f", now);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->deleted);
+  auto cleared = registry_->GuaranteedUpdate(
+      *pods_, "default", "f", "",
+      [](json& o) {
+        o["metadata"]["finalizers"] = json::array();
+        return Status::Ok();
+      },
+      {});
+  ASSERT_TRUE(cleared.ok()) << cleared.status().ToString();
+  EXPECT_EQ(registry_->Get(*pods_, "default", "f").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RegistryTest, BindSetsNodeOnce) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("b"), {}).ok());
+  json binding = {{"metadata", {{"name", "b"}}}, {"target", {{"kind", "Node"}, {"name", "worker-2"}}}};
+  ASSERT_TRUE(registry_->Bind("default", "b", binding, {}).ok());
+  auto pod = registry_->Get(*pods_, "default", "b");
+  EXPECT_EQ(pod->at("spec").at("nodeName"), "worker-2");
+  auto again = registry_->Bind("default", "b", binding, {});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kConflict);
+}
+
+}  // namespace
+}  // namespace kmock::registry
+
+namespace kmock::registry {
+namespace {
+
+TEST_F(RegistryTest, StrictFieldValidationRejectsUnknownFields) {
+  json p = Pod("strict");
+  p["spec"]["bogus"] = 1;
+  WriteOptions strict;
+  strict.field_validation = FieldValidation::kStrict;
+  auto r = registry_->Create(*pods_, "default", p, strict);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(r.status().message(),
+            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: "
+            "unknown field \"spec.bogus\"");
+  std::vector<std::string> warnings;
+  WriteOptions warn;
+  warn.warnings = &warnings;
+  ASSERT_TRUE(registry_->Create(*pods_, "default", p, warn).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "unknown field \"spec.bogus\"");
+}
+
+}  // namespace
+}  // namespace kmock::registry

@@ -1,0 +1,87 @@
+// The HTTPS Kubernetes API server: what cmd/main.cc starts.
+//
+// It serves, over TLS with optional client certificates and bearer tokens:
+// /version, /healthz, /livez, /readyz; discovery (legacy and aggregated
+// v2/v2beta1); OpenAPI v2/v3; and every resource in the catalog through the
+// registry (get, list, watch, create, update, patch, delete,
+// deletecollection, with Table output and watch streaming).
+//
+// Usage:
+//   ApiServer server(options, &registry, &clock, &rng);
+//   Status st = server.Start();   // listening once this returns OK
+//   ... server.port() ...
+//   server.Stop();                // ends every watch and stops listening
+//
+// Thread safety: Start and Stop may be called from any thread but not
+// concurrently with each other; port() and ready() are safe from any thread.
+// Requests are served on a pool of `threads` workers; each watch or other
+// long stream holds one worker while it is open.
+#ifndef KMOCK_SERVER_API_SERVER_H_
+#define KMOCK_SERVER_API_SERVER_H_
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/resource.h"
+#include "common/clock.h"
+#include "common/rng.h"
+#include "common/status.h"
+#include "registry/registry.h"
+#include "server/authn.h"
+
+namespace kmock::server {
+
+struct ServerOptions {
+  std::string bind_address = "127.0.0.1";
+  int port = 6443;  // 0 = pick a free port (see ApiServer::port())
+  // PEM: the serving certificate (optionally followed by its chain), its
+  // key, and the CA that signs client certificates ("" = no client certs).
+  std::string server_cert_pem;
+  std::string server_key_pem;
+  std::string client_ca_pem;
+  // Bearer tokens and the users they stand for.
+  std::vector<TokenUser> tokens;
+  // Worker threads: every open watch or stream holds one.
+  int threads = 512;
+  // Larger request bodies get 413.
+  size_t max_request_body_bytes = 3 * 1024 * 1024;
+  // What /version reports and the OpenAPI documents carry.
+  std::string kubernetes_version = "1.33.0";
+  // Watches without timeoutSeconds end after this times (1 + r), r in [0, 1).
+  std::chrono::seconds min_request_timeout{1800};
+  // Log every request to stderr.
+  bool verbose = false;
+  // The resources served; null = api::Catalog::Get().
+  const api::Catalog* catalog = nullptr;
+};
+
+class ApiServer {
+ public:
+  // registry, clock and rng must outlive the server.
+  ApiServer(ServerOptions options, registry::Registry* registry, const Clock* clock,
+            Rng* rng);
+  ~ApiServer();  // calls Stop()
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Loads the TLS material, binds and starts serving. Fails with a clear
+  // message when the address is taken (no SO_REUSEPORT sharing).
+  Status Start();
+  // The bound port (the chosen one when options.port was 0). REQUIRES: Start ok.
+  int port() const;
+  // Ends every watch stream and stops listening. Idempotent.
+  void Stop();
+  // True between a successful Start and Stop.
+  bool ready() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kmock::server
+
+#endif  // KMOCK_SERVER_API_SERVER_H_

@@ -1,0 +1,56 @@
+// Authentication: who sent a request.
+//
+// A verified client certificate names the user (subject CN) and groups
+// (subject O values); a bearer token from the configured list names the
+// user given for it. Authenticated users also get the group
+// system:authenticated. Without credentials a request is anonymous, which
+// only the public paths (/version, /healthz, /livez, /readyz) allow; every
+// other request, and any request with an unknown token, gets 401.
+//
+// Thread safety: an Authenticator is immutable after construction; safe
+// from any thread.
+#ifndef KMOCK_SERVER_AUTHN_H_
+#define KMOCK_SERVER_AUTHN_H_
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "registry/registry.h"
+
+namespace kmock::server {
+
+// A bearer token and the user it stands for.
+struct TokenUser {
+  std::string token;
+  registry::UserInfo user;
+};
+
+// The user a client certificate names (CN, O values + system:authenticated).
+registry::UserInfo UserFromCertificate(X509* cert);
+
+// Paths anyone may read without credentials.
+bool IsPublicPath(std::string_view path);
+
+class Authenticator {
+ public:
+  explicit Authenticator(std::vector<TokenUser> tokens);
+
+  // The user, or nullopt for an anonymous request, or kUnauthorized for bad
+  // credentials. `ssl` may be null (no TLS). `authorization` is the
+  // Authorization header ("" if absent).
+  Result<std::optional<registry::UserInfo>> Authenticate(
+      const SSL* ssl, std::string_view authorization) const;
+
+ private:
+  std::vector<TokenUser> tokens_;
+};
+
+}  // namespace kmock::server
+
+#endif  // KMOCK_SERVER_AUTHN_H_

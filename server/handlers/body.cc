@@ -1,0 +1,70 @@
+#include "server/handlers/body.h"
+
+#include "server/negotiation.h"
+
+namespace kmock::server {
+namespace {
+
+using nlohmann::json;
+
+std::string StringField(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
+  KMOCK_ASSIGN_OR_RETURN(
+      json obj, DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body));
+  if (!obj.is_object()) {
+    return BadRequestError("the body of the request must be a JSON object");
+  }
+  const api::ResourceInfo& r = *ctx.resource;
+  // A subresource that speaks another kind (Scale) is checked by the registry.
+  if (ctx.info->subresource.empty() || ctx.info->subresource == "status") {
+    std::string api_version = StringField(obj, "apiVersion");
+    if (api_version.empty()) {
+      obj["apiVersion"] = r.ApiVersion();
+    } else if (api_version != r.ApiVersion()) {
+      return BadRequestError("the API version in the data (" + api_version +
+                             ") does not match the expected API version (" +
+                             r.ApiVersion() + ")");
+    }
+    std::string kind = StringField(obj, "kind");
+    if (kind.empty()) {
+      obj["kind"] = r.kind;
+    } else if (kind != r.kind) {
+      return BadRequestError("the kind in the data (" + kind +
+                             ") does not match the expected kind (" + r.kind + ")");
+    }
+  }
+  if (!obj.contains("metadata") || obj["metadata"].is_null()) {
+    obj["metadata"] = json::object();
+  }
+  if (!obj["metadata"].is_object()) {
+    return BadRequestError("metadata must be an object");
+  }
+  const json& meta = obj["metadata"];
+  std::string ns = StringField(meta, "namespace");
+  if (r.namespaced && !ns.empty() && ns != ctx.info->ns) {
+    return BadRequestError(
+        check == BodyCheck::kCreate
+            ? "the namespace of the provided object does not match the namespace "
+              "sent on the request"
+            : "the namespace of the object (" + ns +
+                  ") does not match the namespace on the request (" + ctx.info->ns +
+                  ")");
+  }
+  if (check == BodyCheck::kUpdate) {
+    std::string name = StringField(meta, "name");
+    if (name != ctx.info->name) {
+      return BadRequestError("the name of the object (" + name +
+                             ") does not match the name on the URL (" +
+                             ctx.info->name + ")");
+    }
+  }
+  return obj;
+}
+
+}  // namespace kmock::server

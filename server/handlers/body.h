@@ -1,0 +1,23 @@
+// Reading the object a create or update sends: decode by Content-Type,
+// require a JSON object, fill in apiVersion and kind when absent, and reject
+// an object of another group/version or kind, or one whose namespace or name
+// disagrees with the URL (kube-apiserver's messages).
+//
+// Thread safety: pure functions; safe from any thread.
+#ifndef KMOCK_SERVER_HANDLERS_BODY_H_
+#define KMOCK_SERVER_HANDLERS_BODY_H_
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "server/handlers/context.h"
+
+namespace kmock::server {
+
+enum class BodyCheck { kCreate, kUpdate };
+
+Result<nlohmann::json> ReadObjectBody(const RequestContext& ctx, BodyCheck check);
+
+}  // namespace kmock::server
+
+#endif  // KMOCK_SERVER_HANDLERS_BODY_H_

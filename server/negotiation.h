@@ -1,0 +1,77 @@
+// Content negotiation: which format a response takes (from Accept) and how a
+// request body is read (from Content-Type).
+//
+// Responses:
+//   application/json, application/*, */*          JSON
+//   application/vnd.kubernetes.protobuf            answered with JSON
+//   application/yaml                               YAML
+//   ...;as=Table;g=meta.k8s.io;v=v1 (or v1beta1)   a metav1 Table (get/list/watch)
+//   ...;as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2 (or v2beta1)
+//                                                  aggregated discovery (/api, /apis)
+// Entries are tried in q order (ties keep their order); the first one we
+// can serve wins. Nothing acceptable → 406.
+//
+// Request bodies: application/json (or no Content-Type), application/yaml
+// (converted to JSON); anything else (protobuf included, for now) → 415.
+// Patch bodies pick the patch type from the Content-Type.
+//
+// Thread safety: pure functions; safe from any thread.
+#ifndef KMOCK_SERVER_NEGOTIATION_H_
+#define KMOCK_SERVER_NEGOTIATION_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "registry/registry.h"
+
+namespace kmock::server {
+
+// One entry of an Accept header, lower-cased except parameter values.
+struct MediaRange {
+  std::string type;     // "application"
+  std::string subtype;  // "json"
+  std::map<std::string, std::string> params;  // without q
+  double q = 1.0;
+};
+
+// Parses an Accept header; entries sorted by q, descending (stable).
+std::vector<MediaRange> ParseAccept(std::string_view accept);
+
+enum class Encoding { kJson, kYaml };
+
+struct OutputFormat {
+  Encoding encoding = Encoding::kJson;
+  bool table = false;
+  std::string table_version = "v1";  // "v1" or "v1beta1" when table
+  // The response Content-Type to send.
+  std::string ContentType() const;
+};
+
+// For resource requests. `allow_table` is true for get, list and watch.
+Result<OutputFormat> NegotiateOutput(std::string_view accept, bool allow_table);
+
+enum class DiscoveryFormat { kLegacy, kAggregatedV2, kAggregatedV2Beta1 };
+
+// For GET /api and /apis: v2 if any Accept entry asks for
+// APIGroupDiscoveryList v2, else v2beta1 if one asks for it, else legacy.
+DiscoveryFormat NegotiateDiscovery(std::string_view accept);
+
+// The bare media type of a Content-Type, lower-cased ("application/json").
+std::string MediaType(std::string_view content_type);
+
+// A create/update body as JSON. kBadRequest on malformed input,
+// kUnsupportedMediaType for formats we do not read.
+Result<nlohmann::json> DecodeBody(std::string_view content_type,
+                                  std::string_view body);
+
+// The patch type of a PATCH request's Content-Type (415 if unknown).
+Result<registry::PatchType> PatchTypeOf(std::string_view content_type);
+
+}  // namespace kmock::server
+
+#endif  // KMOCK_SERVER_NEGOTIATION_H_

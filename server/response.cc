@@ -1,0 +1,49 @@
+#include "server/response.h"
+
+#include "server/errors.h"
+#include "server/yaml_json.h"
+
+namespace kmock::server {
+
+void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
+               const std::string& content_type) {
+  res.status = code;
+  res.set_content(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  content_type);
+}
+
+void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,
+                  const OutputFormat& format) {
+  if (format.encoding == Encoding::kYaml) {
+    res.status = code;
+    res.set_content(JsonToYaml(value), format.ContentType());
+    return;
+  }
+  WriteJson(res, code, value, format.ContentType());
+}
+
+void WriteError(httplib::Response& res, const Status& status) {
+  WriteJson(res, HttpCode(status), StatusJson(status));
+}
+
+std::string WarningHeaderValue(std::string_view text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+void AddWarnings(httplib::Response& res, const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) {
+    res.headers.emplace("Warning", WarningHeaderValue(w));
+  }
+}
+
+}  // namespace kmock::server

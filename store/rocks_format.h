@@ -1,0 +1,111 @@
+// The on-disk layout of the RocksDB store: column families, key encodings
+// and value encodings. Everything persistent is defined here and only here.
+//
+// DO NOT CHANGE any name, tag or byte layout below: they are embedded in
+// databases on disk. Add a new format byte (kFormatV2...) instead.
+//
+// Column families
+//   "default"  unused (RocksDB requires it).
+//   "log"      big-endian revision (8 bytes) -> event (EncodeEvent).
+//              One entry per revision; a watch replays it.
+//   "current"  user key -> record (EncodeRecord) of the live value. A
+//              deleted key has no entry. Serves Get and lists at the
+//              current revision.
+//   "history"  user key + '\0' + big-endian revision -> record, one per
+//              write to the key (a delete writes a tombstone record).
+//              Serves lists at older revisions: the state of a key at
+//              revision R is its entry with the largest revision <= R.
+//              User keys must not contain '\0', so the entries of one key
+//              are contiguous and keys sort in user-key order.
+//   "meta"     fixed names -> big-endian revision (8 bytes):
+//              "current_revision"   the last written revision
+//              "compact_revision"   the last finished compaction
+//              "scheduled_compact"  the last requested compaction; if it is
+//                                   above compact_revision at open, the
+//                                   compaction was interrupted and is redone.
+//
+// Worked example: Create("/a","x") at rev 1, Update("/a","y") at rev 2,
+// Delete("/a") at rev 3 leave
+//   log      00..01 -> {PUT    /a=x        c1 m1 v1}
+//            00..02 -> {PUT    /a=y prev=x c1 m2 v2}
+//            00..03 -> {DELETE /a=y prev=y c1 m3 v2}
+//   history  "/a\0" 00..01 -> {c1 m1 v1 "x"}
+//            "/a\0" 00..02 -> {c1 m2 v2 "y"}
+//            "/a\0" 00..03 -> {tombstone c1 m3 v2}
+//   current  (nothing for /a)
+//   meta     "current_revision" -> 00..03
+// Compact(2) then removes log 1 and 2 and history 1 (superseded by 2);
+// history 2 stays because it is /a's state at revision 2 and 3 > 2.
+// Compact(3) removes history 2 and 3: /a was deleted at or below 3.
+//
+// Thread safety: pure functions.
+#ifndef KMOCK_STORE_ROCKS_FORMAT_H_
+#define KMOCK_STORE_ROCKS_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/storage.h"
+
+namespace kmock::store::format {
+
+inline constexpr char kLogFamily[] = "log";
+inline constexpr char kCurrentFamily[] = "current";
+inline constexpr char kHistoryFamily[] = "history";
+inline constexpr char kMetaFamily[] = "meta";
+
+inline constexpr char kMetaCurrentRevision[] = "current_revision";
+inline constexpr char kMetaCompactRevision[] = "compact_revision";
+inline constexpr char kMetaScheduledCompact[] = "scheduled_compact";
+
+// First byte of every record and event value.
+inline constexpr char kFormatV1 = 1;
+
+// A key's state at one revision, as stored in "current" and "history".
+//   byte 0   kFormatV1
+//   byte 1   flags: bit 0 = tombstone (the key was deleted at mod_revision)
+//   varint   create_revision, mod_revision, version (LEB128, unsigned)
+//   rest     the value bytes
+// Example: {c1 m2 v2 "y"} = 01 00 01 02 02 79.
+struct Record {
+  std::string value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+  int64_t version = 0;
+  bool tombstone = false;
+};
+
+inline constexpr char kRecordTombstone = 1;
+
+std::string EncodeRecord(const Record& r);
+bool DecodeRecord(std::string_view data, Record* out);
+// Whether an encoded record is a tombstone, without decoding it.
+bool IsTombstone(std::string_view data);
+
+// An event in "log".
+//   byte 0   kFormatV1
+//   byte 1   type: 0 = put, 1 = delete
+//   byte 2   1 if there is a previous value, else 0
+//   varint   create_revision, mod_revision, version
+//   varint   key length, then the key
+//   varint   previous value length, then the previous value
+//   rest     the value (for a delete: the value before the delete)
+// Example: PUT /a=y prev=x c1 m2 v2 =
+//   01 00 01 01 02 02 02 2f 61 01 78 79.
+// The event's revision is its mod_revision.
+std::string EncodeEvent(const Event& e);
+bool DecodeEvent(std::string_view data, Event* out);
+
+// 8-byte big-endian revision: the "log" key and every "meta" value.
+std::string RevisionKey(int64_t revision);
+bool DecodeRevision(std::string_view data, int64_t* out);
+
+// "history" key: key + '\0' + RevisionKey(revision).
+std::string HistoryKey(std::string_view key, int64_t revision);
+bool ParseHistoryKey(std::string_view raw, std::string_view* key,
+                     int64_t* revision);
+
+}  // namespace kmock::store::format
+
+#endif  // KMOCK_STORE_ROCKS_FORMAT_H_

@@ -1,0 +1,379 @@
+// RocksStorage: opening, closing, reads and watches. Writes are in
+// rocks_storage_write.cc, compaction in rocks_storage_compact.cc.
+#include "store/rocks_storage.h"
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace kmock::store {
+namespace {
+
+Status Unavailable() {
+  return Status(StatusCode::kServiceUnavailable, "storage is closed");
+}
+
+Status FromRocks(const rocksdb::Status& s, const char* what) {
+  return InternalError(std::string(what) + ": " + s.ToString());
+}
+
+// Releases a RocksDB snapshot when it goes out of scope.
+class ScopedSnapshot {
+ public:
+  explicit ScopedSnapshot(rocksdb::DB* db)
+      : db_(db), snap_(db->GetSnapshot()) {}
+  ~ScopedSnapshot() { db_->ReleaseSnapshot(snap_); }
+  ScopedSnapshot(const ScopedSnapshot&) = delete;
+  ScopedSnapshot& operator=(const ScopedSnapshot&) = delete;
+  const rocksdb::Snapshot* get() const { return snap_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snap_;
+};
+
+KeyValue ToKeyValue(std::string_view key, format::Record&& r) {
+  KeyValue kv;
+  kv.key.assign(key.data(), key.size());
+  kv.value = std::move(r.value);
+  kv.create_revision = r.create_revision;
+  kv.mod_revision = r.mod_revision;
+  kv.version = r.version;
+  return kv;
+}
+
+std::string_view View(const rocksdb::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
+
+// Collects list items up to a limit and counts the rest.
+class ListCollector {
+ public:
+  explicit ListCollector(int64_t limit) : limit_(limit) {}
+  // Returns false if the record could not be decoded.
+  bool Add(std::string_view key, std::string_view record) {
+    if (limit_ > 0 && static_cast<int64_t>(items_.size()) >= limit_) {
+      ++remaining_;
+      return true;
+    }
+    format::Record r;
+    if (!format::DecodeRecord(record, &r)) return false;
+    items_.push_back(ToKeyValue(key, std::move(r)));
+    return true;
+  }
+  ListResult Finish(int64_t revision) {
+    ListResult out;
+    out.items = std::move(items_);
+    out.revision = revision;
+    out.remaining = remaining_;
+    out.more = remaining_ > 0;
+    return out;
+  }
+
+ private:
+  const int64_t limit_;
+  std::vector<KeyValue> items_;
+  int64_t remaining_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Storage>> OpenRocksStorage(
+    const StorageOptions& options) {
+  return OpenRocksStorageWithEnv(options, nullptr);
+}
+
+Result<std::unique_ptr<Storage>> OpenRocksStorageWithEnv(
+    const StorageOptions& options, rocksdb::Env* env) {
+  KMOCK_ASSIGN_OR_RETURN(auto storage, RocksStorage::Open(options, env));
+  return std::unique_ptr<Storage>(std::move(storage));
+}
+
+RocksStorage::RocksStorage(const StorageOptions& options)
+    : options_(options), hub_(std::make_shared<WatchHub>()) {}
+
+RocksStorage::~RocksStorage() { Close(); }
+
+Result<std::unique_ptr<RocksStorage>> RocksStorage::Open(
+    const StorageOptions& options, rocksdb::Env* env) {
+  std::unique_ptr<RocksStorage> s(new RocksStorage(options));
+  KMOCK_RETURN_IF_ERROR(s->OpenDb(env));
+  if (options.compaction_interval.count() > 0) {
+    RocksStorage* self = s.get();
+    s->compactor_ = std::make_unique<PeriodicCompactor>(
+        [self] { return self->CurrentRevision(); },
+        [self](int64_t rev) { return self->Compact(rev); });
+    s->compactor_->Start(options.compaction_interval);
+  }
+  return s;
+}
+
+Status RocksStorage::OpenDb(rocksdb::Env* env) {
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  std::string path = options_.path;
+  if (env != nullptr) {
+    db_options.env = env;
+  } else if (options_.in_memory) {
+    mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    db_options.env = mem_env_.get();
+  }
+  if (options_.in_memory) {
+    if (path.empty()) path = "/kmock-memory";
+  } else {
+    if (path.empty()) return BadRequestError("storage path is empty");
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) {
+      return InternalError("cannot create " + path + ": " + ec.message());
+    }
+  }
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {format::kLogFamily, rocksdb::ColumnFamilyOptions()},
+      {format::kCurrentFamily, rocksdb::ColumnFamilyOptions()},
+      {format::kHistoryFamily, rocksdb::ColumnFamilyOptions()},
+      {format::kMetaFamily, rocksdb::ColumnFamilyOptions()},
+  };
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status rs =
+      rocksdb::DB::Open(db_options, path, families, &handles, &db_);
+  if (!rs.ok()) return FromRocks(rs, "opening the store");
+  default_cf_ = handles[0];
+  log_cf_ = handles[1];
+  current_cf_ = handles[2];
+  history_cf_ = handles[3];
+  meta_cf_ = handles[4];
+
+  int64_t current = 0, compacted = 0, scheduled = 0;
+  for (auto [name, out] :
+       {std::pair{format::kMetaCurrentRevision, &current},
+        std::pair{format::kMetaCompactRevision, &compacted},
+        std::pair{format::kMetaScheduledCompact, &scheduled}}) {
+    std::string value;
+    rs = db_->Get(rocksdb::ReadOptions(), meta_cf_, name, &value);
+    if (rs.IsNotFound()) continue;
+    if (!rs.ok()) return FromRocks(rs, "reading meta");
+    if (!format::DecodeRevision(value, out)) {
+      return InternalError(std::string("corrupt meta ") + name);
+    }
+  }
+  last_revision_ = current;
+  current_revision_ = current;
+  compacted_revision_ = compacted;
+  hub_->SetPublishedRevision(current);
+  if (scheduled > compacted) {
+    // A compaction was interrupted: finish it before serving.
+    std::lock_guard<std::mutex> l(compact_mu_);
+    std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+    compacted_revision_ = scheduled;
+    KMOCK_RETURN_IF_ERROR(RunCompaction(scheduled));
+  }
+  return Status::Ok();
+}
+
+void RocksStorage::Close() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  stopping_ = true;
+  compactor_.reset();  // joins the loop
+  {
+    // Queued writes finish; new ones are refused.
+    std::unique_lock<std::mutex> l(mu_);
+    idle_cv_.wait(l, [this] { return writers_.empty(); });
+  }
+  hub_->CloseAll(Status(StatusCode::kServiceUnavailable, "storage is closed"));
+  std::unique_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return;
+  if (!options_.sync) (void)db_->FlushWAL(/*sync=*/true);
+  for (auto* cf : {default_cf_, log_cf_, current_cf_, history_cf_, meta_cf_}) {
+    (void)db_->DestroyColumnFamilyHandle(cf);
+  }
+  (void)db_->Close();
+  delete db_;
+  db_ = nullptr;
+}
+
+int64_t RocksStorage::CurrentRevision() { return current_revision_.load(); }
+
+int64_t RocksStorage::CompactedRevision() { return compacted_revision_.load(); }
+
+Status RocksStorage::ReadRevisionAt(const rocksdb::Snapshot* snapshot,
+                                    int64_t* out) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  std::string value;
+  rocksdb::Status rs =
+      db_->Get(ro, meta_cf_, format::kMetaCurrentRevision, &value);
+  if (rs.IsNotFound()) {
+    *out = 0;
+    return Status::Ok();
+  }
+  if (!rs.ok()) return FromRocks(rs, "reading the revision");
+  if (!format::DecodeRevision(value, out)) {
+    return InternalError("corrupt current revision");
+  }
+  return Status::Ok();
+}
+
+// REQUIRES: called after taking the snapshot `current` was read from.
+Status RocksStorage::CheckReadRevision(int64_t revision, int64_t current) {
+  if (revision > current) {
+    return Status(StatusCode::kFutureRevision,
+                  "revision " + std::to_string(revision) +
+                      " is beyond the current revision " +
+                      std::to_string(current));
+  }
+  int64_t compacted = compacted_revision_.load();
+  if (revision <= compacted && revision != current) {
+    return Status(StatusCode::kCompacted,
+                  "revision " + std::to_string(revision) +
+                      " has been compacted (compacted revision " +
+                      std::to_string(compacted) + ")");
+  }
+  return Status::Ok();
+}
+
+Result<KeyValue> RocksStorage::Get(const std::string& key) {
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return Unavailable();
+  std::string value;
+  rocksdb::Status rs =
+      db_->Get(rocksdb::ReadOptions(), current_cf_, key, &value);
+  if (rs.IsNotFound()) return NotFoundError("key not found: " + key);
+  if (!rs.ok()) return FromRocks(rs, "reading a key");
+  format::Record r;
+  if (!format::DecodeRecord(value, &r)) {
+    return InternalError("corrupt record for " + key);
+  }
+  return ToKeyValue(key, std::move(r));
+}
+
+Result<ListResult> RocksStorage::List(const ListOptions& options) {
+  if (!options.start_key.empty() &&
+      !options.start_key.starts_with(options.prefix)) {
+    return BadRequestError("start key must start with the prefix");
+  }
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return Unavailable();
+  ScopedSnapshot snap(db_);
+  int64_t current = 0;
+  KMOCK_RETURN_IF_ERROR(ReadRevisionAt(snap.get(), &current));
+  int64_t revision = options.revision == 0 ? current : options.revision;
+  KMOCK_RETURN_IF_ERROR(CheckReadRevision(revision, current));
+
+  const std::string& seek =
+      options.start_key.empty() ? options.prefix : options.start_key;
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap.get();
+  ListCollector collector(options.limit);
+  if (revision == current) {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, current_cf_));
+    for (it->Seek(seek); it->Valid(); it->Next()) {
+      std::string_view key = View(it->key());
+      if (!key.starts_with(options.prefix)) break;
+      if (!collector.Add(key, View(it->value()))) {
+        return InternalError("corrupt record in current");
+      }
+    }
+    if (!it->status().ok()) return FromRocks(it->status(), "listing");
+    return collector.Finish(revision);
+  }
+
+  // An older revision: each key's history entry with the largest revision
+  // <= `revision`, unless it is a tombstone.
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, history_cf_));
+  std::string group_key;
+  std::string best;  // encoded record; empty = none yet
+  auto flush = [&]() -> bool {
+    bool ok = best.empty() || format::IsTombstone(best) ||
+              collector.Add(group_key, best);
+    best.clear();
+    return ok;
+  };
+  for (it->Seek(seek); it->Valid(); it->Next()) {
+    std::string_view key;
+    int64_t rev;
+    if (!format::ParseHistoryKey(View(it->key()), &key, &rev)) {
+      return InternalError("corrupt history key");
+    }
+    if (!key.starts_with(options.prefix)) break;
+    // History keys are "<key>\0<revision>", so seeking to a start key that
+    // itself ends in "\0" (a continue token's "next key") lands on the
+    // previous key's entries: skip keys that sort before the start key.
+    if (key < std::string_view(seek)) continue;
+    if (key != group_key) {
+      if (!flush()) return InternalError("corrupt record in history");
+      group_key.assign(key.data(), key.size());
+    }
+    if (rev <= revision) best.assign(it->value().data(), it->value().size());
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing");
+  if (!flush()) return InternalError("corrupt record in history");
+  return collector.Finish(revision);
+}
+
+Status RocksStorage::ReplayLog(const std::string& prefix,
+                               int64_t after_revision, int64_t* through,
+                               std::vector<EventPtr>* out) {
+  ScopedSnapshot snap(db_);
+  int64_t current = 0;
+  KMOCK_RETURN_IF_ERROR(ReadRevisionAt(snap.get(), &current));
+  if (after_revision > current) {
+    return Status(StatusCode::kFutureRevision,
+                  "revision " + std::to_string(after_revision) +
+                      " is beyond the current revision " +
+                      std::to_string(current));
+  }
+  int64_t compacted = compacted_revision_.load();
+  if (after_revision < compacted) {
+    return Status(StatusCode::kCompacted,
+                  "revision " + std::to_string(after_revision) +
+                      " has been compacted (compacted revision " +
+                      std::to_string(compacted) + ")");
+  }
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap.get();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, log_cf_));
+  for (it->Seek(format::RevisionKey(after_revision + 1)); it->Valid();
+       it->Next()) {
+    auto e = std::make_shared<Event>();
+    if (!format::DecodeEvent(View(it->value()), e.get())) {
+      return InternalError("corrupt log entry");
+    }
+    if (e->kv.key.starts_with(prefix)) out->push_back(std::move(e));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "replaying the log");
+  *through = current;
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Watcher>> RocksStorage::Watch(const std::string& prefix,
+                                                     int64_t after_revision) {
+  if (after_revision < 0) return BadRequestError("negative revision");
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return Unavailable();
+  auto queue =
+      std::make_shared<WatchQueue>(prefix, options_.watcher_queue_limit);
+  // Subscribe first, so nothing published from here on is missed.
+  KMOCK_ASSIGN_OR_RETURN(int64_t published, hub_->Register(queue));
+  auto watcher = std::make_unique<HubWatcher>(hub_, queue);
+  if (after_revision == 0 || after_revision == published) {
+    queue->InstallReplay({}, published);
+    return std::unique_ptr<Watcher>(std::move(watcher));
+  }
+  // Then replay what the log holds after after_revision; live events the
+  // replay covers are dropped.
+  std::vector<EventPtr> replay;
+  int64_t through = 0;
+  KMOCK_RETURN_IF_ERROR(ReplayLog(prefix, after_revision, &through, &replay));
+  queue->InstallReplay(std::move(replay), through);
+  return std::unique_ptr<Watcher>(std::move(watcher));
+}
+
+}  // namespace kmock::store

@@ -1,0 +1,141 @@
+// RocksStorage: compaction.
+//
+// Compact(R) first records "scheduled_compact" = R durably and publishes R
+// as the compacted revision (reads at or below it now fail), then deletes
+// in batches: every log entry <= R, and every history entry <= R except the
+// latest one of each key that is still live at R. Last it records
+// "compact_revision" = R. If the process dies in between, Open sees
+// scheduled > compacted and runs the deletions again (they are idempotent).
+#include <string_view>
+
+#include "store/rocks_storage.h"
+
+namespace kmock::store {
+namespace {
+
+// Deletes per WriteBatch, so compaction never builds one huge batch.
+constexpr int kDeleteBatch = 1000;
+
+std::string_view View(const rocksdb::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
+
+}  // namespace
+
+Status RocksStorage::Compact(int64_t revision) {
+  std::lock_guard<std::mutex> compact_lock(compact_mu_);
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr || stopping_) {
+    return Status(StatusCode::kServiceUnavailable, "storage is closed");
+  }
+  int64_t compacted = compacted_revision_.load();
+  if (revision <= compacted) {
+    return Status(StatusCode::kCompacted,
+                  "already compacted to revision " + std::to_string(compacted));
+  }
+  int64_t current = current_revision_.load();
+  if (revision > current) {
+    return Status(StatusCode::kFutureRevision,
+                  "revision " + std::to_string(revision) +
+                      " is beyond the current revision " +
+                      std::to_string(current));
+  }
+  KMOCK_RETURN_IF_ERROR(WriteMeta(format::kMetaScheduledCompact, revision));
+  compacted_revision_.store(revision);
+  return RunCompaction(revision);
+}
+
+Status RocksStorage::WriteMeta(const char* name, int64_t revision) {
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync;
+  rocksdb::Status rs =
+      db_->Put(wo, meta_cf_, name, format::RevisionKey(revision));
+  if (!rs.ok()) {
+    return InternalError(std::string("writing ") + name + ": " + rs.ToString());
+  }
+  return Status::Ok();
+}
+
+Status RocksStorage::RunCompaction(int64_t revision) {
+  KMOCK_RETURN_IF_ERROR(CompactLog(revision));
+  KMOCK_RETURN_IF_ERROR(CompactHistory(revision));
+  return WriteMeta(format::kMetaCompactRevision, revision);
+}
+
+Status RocksStorage::CompactLog(int64_t revision) {
+  const std::string end = format::RevisionKey(revision + 1);
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), log_cf_));
+  rocksdb::WriteBatch batch;
+  for (it->SeekToFirst(); it->Valid() && View(it->key()) < end; it->Next()) {
+    batch.Delete(log_cf_, it->key());
+    if (batch.Count() >= kDeleteBatch) {
+      if (stopping_) return Status(StatusCode::kServiceUnavailable, "closing");
+      rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+      if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
+      batch.Clear();
+    }
+  }
+  if (!it->status().ok()) {
+    return InternalError("compacting log: " + it->status().ToString());
+  }
+  rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+  if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
+  return Status::Ok();
+}
+
+Status RocksStorage::CompactHistory(int64_t revision) {
+  // Entries of one key are contiguous and in revision order. Of those
+  // <= revision, the last one is the key's state at `revision`: kept unless
+  // it is a tombstone; every earlier one is superseded.
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), history_cf_));
+  rocksdb::WriteBatch batch;
+  std::string pending_key;  // raw history key of the latest <= revision
+  bool pending_tombstone = false;
+  std::string group;  // user key of pending_key
+
+  auto flush_batch = [&]() -> Status {
+    if (batch.Count() == 0) return Status::Ok();
+    rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+    batch.Clear();
+    if (!rs.ok()) return InternalError("compacting history: " + rs.ToString());
+    return Status::Ok();
+  };
+  auto settle_pending = [&]() {
+    if (!pending_key.empty() && pending_tombstone) {
+      batch.Delete(history_cf_, pending_key);
+    }
+    pending_key.clear();
+  };
+
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view key;
+    int64_t rev;
+    if (!format::ParseHistoryKey(View(it->key()), &key, &rev)) {
+      return InternalError("corrupt history key");
+    }
+    if (key != group) {
+      settle_pending();
+      group.assign(key.data(), key.size());
+    }
+    if (rev <= revision) {
+      if (!pending_key.empty()) batch.Delete(history_cf_, pending_key);
+      pending_key.assign(it->key().data(), it->key().size());
+      pending_tombstone = format::IsTombstone(View(it->value()));
+    } else {
+      settle_pending();
+    }
+    if (batch.Count() >= kDeleteBatch) {
+      if (stopping_) return Status(StatusCode::kServiceUnavailable, "closing");
+      KMOCK_RETURN_IF_ERROR(flush_batch());
+    }
+  }
+  if (!it->status().ok()) {
+    return InternalError("compacting history: " + it->status().ToString());
+  }
+  settle_pending();
+  return flush_batch();
+}
+
+}  // namespace kmock::store

@@ -1,0 +1,145 @@
+#include "store/watch_hub.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace kmock::store {
+
+WatchQueue::WatchQueue(std::string prefix, size_t limit)
+    : prefix_(std::move(prefix)), limit_(limit == 0 ? 1 : limit) {}
+
+bool WatchQueue::Push(const std::vector<EventPtr>& events) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (ended_) return false;
+  size_t before = queue_.size();
+  for (const EventPtr& e : events) {
+    if (e->revision <= floor_) continue;
+    if (queue_.size() >= limit_) {
+      ended_ = true;
+      end_status_ = Status(StatusCode::kCompacted,
+                           "watcher fell too far behind; relist and watch "
+                           "again");
+      queue_.clear();
+      cv_.notify_all();
+      return false;
+    }
+    queue_.push_back(e);
+  }
+  if (queue_.size() != before) cv_.notify_all();
+  return true;
+}
+
+void WatchQueue::InstallReplay(std::vector<EventPtr> replay, int64_t through) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (ended_) return;
+  floor_ = std::max(floor_, through);
+  while (!queue_.empty() && queue_.front()->revision <= floor_) {
+    queue_.pop_front();
+  }
+  queue_.insert(queue_.begin(), std::make_move_iterator(replay.begin()),
+                std::make_move_iterator(replay.end()));
+  if (!queue_.empty()) cv_.notify_all();
+}
+
+void WatchQueue::End(Status why) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (ended_) return;
+  ended_ = true;
+  end_status_ = std::move(why);
+  queue_.clear();
+  cv_.notify_all();
+}
+
+bool WatchQueue::ended() {
+  std::lock_guard<std::mutex> l(mu_);
+  return ended_;
+}
+
+Status WatchQueue::Next(std::chrono::milliseconds timeout,
+                        std::vector<Event>* out) {
+  std::deque<EventPtr> taken;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, timeout, [this] { return ended_ || !queue_.empty(); });
+    if (ended_) return end_status_;
+    taken.swap(queue_);
+  }
+  // Copy outside the lock so that the writer's Push never waits on it.
+  out->reserve(out->size() + taken.size());
+  for (const EventPtr& e : taken) out->push_back(*e);
+  return Status::Ok();
+}
+
+void WatchHub::SetPublishedRevision(int64_t revision) {
+  std::lock_guard<std::mutex> l(mu_);
+  published_ = revision;
+}
+
+int64_t WatchHub::published_revision() {
+  std::lock_guard<std::mutex> l(mu_);
+  return published_;
+}
+
+Result<int64_t> WatchHub::Register(std::shared_ptr<WatchQueue> queue) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) {
+    return Status(StatusCode::kServiceUnavailable, "storage is closed");
+  }
+  queues_.push_back(std::move(queue));
+  return published_;
+}
+
+void WatchHub::Unregister(const WatchQueue* queue) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::erase_if(queues_, [queue](const std::shared_ptr<WatchQueue>& q) {
+    return q.get() == queue;
+  });
+}
+
+void WatchHub::Publish(const std::vector<EventPtr>& events) {
+  if (events.empty()) return;
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<EventPtr> matching;
+  std::erase_if(queues_, [&](const std::shared_ptr<WatchQueue>& q) {
+    matching.clear();
+    for (const EventPtr& e : events) {
+      if (e->kv.key.starts_with(q->prefix())) matching.push_back(e);
+    }
+    if (matching.empty()) return false;
+    return !q->Push(matching);
+  });
+  published_ = events.back()->revision;
+}
+
+void WatchHub::CloseAll(const Status& why) {
+  std::vector<std::shared_ptr<WatchQueue>> queues;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+    queues.swap(queues_);
+  }
+  for (auto& q : queues) q->End(why);
+}
+
+size_t WatchHub::watcher_count() {
+  std::lock_guard<std::mutex> l(mu_);
+  return queues_.size();
+}
+
+HubWatcher::HubWatcher(std::shared_ptr<WatchHub> hub,
+                       std::shared_ptr<WatchQueue> queue)
+    : hub_(std::move(hub)), queue_(std::move(queue)) {}
+
+HubWatcher::~HubWatcher() { Stop(); }
+
+Status HubWatcher::Next(std::chrono::milliseconds timeout,
+                        std::vector<Event>* out) {
+  return queue_->Next(timeout, out);
+}
+
+void HubWatcher::Stop() {
+  queue_->End(Status(StatusCode::kServiceUnavailable, "watch stopped"));
+  hub_->Unregister(queue_.get());
+}
+
+}  // namespace kmock::store
