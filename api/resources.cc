@@ -9,6 +9,7 @@
 #include "api/kinds/namespace.h"
 #include "api/kinds/node.h"
 #include "api/kinds/pod.h"
+#include "api/kinds/service.h"
 #include "api/kinds/util.h"
 #include "api/resource.h"
 
@@ -96,6 +97,30 @@ ResourceInfo Namespaces() {
   r.selectable_fields = kinds::NamespaceSelectableFields();
   r.strategy = kinds::NamespaceStrategy();
   r.status_strategy = kinds::NamespaceStatusStrategy();
+  return r;
+}
+
+ResourceInfo Services() {
+  ResourceInfo r;
+  r.version = "v1";
+  r.kind = "Service";
+  r.list_kind = "ServiceList";
+  r.plural = "services";
+  r.singular = "service";
+  r.short_names = {"svc"};
+  r.categories = {"all"};
+  r.namespaced = true;
+  r.verbs = kAllVerbs;
+  // A v1.33 server also advertises services/proxy, which is not served.
+  r.subresources = {Sub("status", "", "Service", kStatusVerbs)};
+  r.key_prefix = "/registry/services/specs/";
+  r.schema_type = "io.k8s.api.core.v1.Service";
+  r.name_rule = "label";
+  r.columns = kinds::ServiceColumns();
+  r.cells = kinds::ServiceCells;
+  r.selectable_fields = kinds::ServiceSelectableFields();
+  r.strategy = kinds::ServiceStrategy();
+  r.status_strategy = kinds::ServiceStatusStrategy();
   return r;
 }
 
@@ -196,7 +221,7 @@ const Catalog& Catalog::Get() {
   static const Catalog* catalog = [] {
     static const ResourceInfo kResources[] = {
         Bindings(), CoreEvents(), Namespaces(), Nodes(),
-        Pods(),     Leases(),     EventsV1(),
+        Pods(),     Services(),   Leases(),     EventsV1(),
     };
     auto* c = new Catalog();
     for (const ResourceInfo& r : kResources) c->Add(&r);

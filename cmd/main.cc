@@ -96,13 +96,20 @@ int Serve(const cmd::ServeOptions& o) {
 
   registry::Registry registry(storage->get(), &clock, &rng);
 
-  // Controllers: bootstrap the cluster's objects, then run the loops.
+  // Controllers: the cluster's topology, then the loops (started below).
+  controllers::ClusterSpec cluster = controllers::DefaultCluster();
+  if (!o.cluster_file.empty()) {
+    auto loaded = controllers::LoadClusterFile(o.cluster_file);
+    if (!loaded.ok()) return Fail(loaded.status().message());
+    cluster = std::move(loaded).value();
+  }
+  auto pace = cmd::ParseDurationMillis(o.pace);
+  if (pace.ok() && *pace > 0)
+    cluster.pacing = controllers::lifecycle::StagePacing::Uniform(
+        std::chrono::milliseconds(*pace), 0.2);
   controllers::ControllerManagerOptions cmo;
-  cmo.cluster_file = o.cluster_file;
-  cmo.kubernetes_version = o.kubernetes_version;
-  cmo.pace = o.pace;
-  auto manager = controllers::ControllerManager::Create(&registry, &clock, &rng, cmo);
-  if (!manager.ok()) return Fail(manager.status().message());
+  cmo.version = "v" + o.kubernetes_version;
+  controllers::ControllerManager manager(&registry, &clock, &rng, std::move(cluster), cmo);
 
   // API server.
   server::ServerOptions sv;
@@ -119,8 +126,9 @@ int Serve(const cmd::ServeOptions& o) {
   server::ApiServer api(sv, &registry, &clock, &rng);
   if (Status st = api.Start(); !st.ok()) return Fail(st.message());
 
-  if (Status st = (*manager)->Start(); !st.ok()) return Fail(st.message());
-  (*manager)->WaitUntilReady(std::chrono::seconds(30));
+  if (Status st = manager.Start(); !st.ok()) return Fail(st.message());
+  if (Status st = manager.WaitForClusterReady(std::chrono::seconds(30)); !st.ok())
+    return Fail("the cluster did not come up: " + st.message());
 
   // Kubeconfig.
   const std::string url = "https://" + UrlHost(o.bind) + ":" + std::to_string(api.port());
@@ -147,7 +155,7 @@ int Serve(const cmd::ServeOptions& o) {
   std::fprintf(stderr, "kubemock: %s received, shutting down\n",
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   api.Stop();
-  (*manager)->Stop();
+  manager.Stop();
   (*storage)->Close();
   return 0;
 }

@@ -23,12 +23,10 @@ registry::WriteOptions SystemWrite(const std::string& user) {
 // Creates obj unless it exists; records what it created.
 Status CreateIfMissing(registry::Registry* reg, const api::ResourceInfo& res,
                        const std::string& ns, const json& obj,
-                       const registry::WriteOptions& wo,
-                       BootstrapResult* out) {
+                       const registry::WriteOptions& wo, BootstrapResult* out) {
   auto r = reg->Create(res, ns, obj, wo);
   if (r.ok()) {
-    out->created.push_back(res.plural + "/" +
-                           (ns.empty() ? "" : ns + "/") +
+    out->created.push_back(res.plural + "/" + (ns.empty() ? "" : ns + "/") +
                            obj["metadata"].value("name", ""));
     return Status::Ok();
   }
@@ -112,8 +110,8 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       if (ccm.empty()) {
         json pod = BuildCloudControllerPod(*node, cluster, version, rng);
         ccm = pod["metadata"]["name"];
-        KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
-                                              pod, admin, &out));
+        KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods,
+                                              "kube-system", pod, admin, &out));
       }
       out.system_pods.push_back("kube-system/" + ccm);
       continue;

@@ -24,10 +24,8 @@
 //       labels: {disk: ssd}
 //       taints:
 //         - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}
-//       capacity: {cpu: "2", memory: 8Gi, pods: "110", ephemeral-storage: 100Gi}
-//       zone: us-east-1a
-//       podCIDR: 10.244.0.0/24
-//       internalIP: 10.0.1.10
+//       capacity: {cpu: "2", memory: 8Gi, pods: "110", ephemeral-storage:
+//       100Gi} zone: us-east-1a podCIDR: 10.244.0.0/24 internalIP: 10.0.1.10
 //       instanceType: t3.large
 //       osImage: Ubuntu 22.04.4 LTS
 //       kernelVersion: 5.15.0-1061-aws

@@ -1,11 +1,11 @@
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "controllers/cluster.h"
 #include "controllers/ip_allocator.h"
@@ -113,7 +113,8 @@ Status ReadMs(const json& obj, const std::string& key, const std::string& path,
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return Status::Ok();
   if (!it->is_number_integer() || it->get<int64_t>() < 0) {
-    return Invalid(path + key, "must be a non-negative whole number of milliseconds");
+    return Invalid(path + key,
+                   "must be a non-negative whole number of milliseconds");
   }
   *out = std::chrono::milliseconds(it->get<int64_t>());
   return Status::Ok();
@@ -122,10 +123,10 @@ Status ReadMs(const json& obj, const std::string& key, const std::string& path,
 Status ParsePacing(const json& p, lifecycle::StagePacing* out) {
   const std::string path = "pacing.";
   if (!p.is_object()) return Invalid("pacing", "must be a mapping");
-  KMOCK_RETURN_IF_ERROR(CheckKeys(
-      p, "pacing",
-      {"sandboxMs", "pullMs", "createMs", "startMs", "initRunMs", "readyMs",
-       "killMs", "removeMs", "jitter"}));
+  KMOCK_RETURN_IF_ERROR(
+      CheckKeys(p, "pacing",
+                {"sandboxMs", "pullMs", "createMs", "startMs", "initRunMs",
+                 "readyMs", "killMs", "removeMs", "jitter"}));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "sandboxMs", path, &out->sandbox));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "pullMs", path, &out->pull));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "createMs", path, &out->create));
@@ -146,18 +147,19 @@ Status ParsePacing(const json& p, lifecycle::StagePacing* out) {
 
 Status ParseNode(const json& n, const std::string& path, NodeSpec* out) {
   if (!n.is_object()) return Invalid(path, "must be a mapping");
-  KMOCK_RETURN_IF_ERROR(CheckKeys(
-      n, path,
-      {"name", "roles", "components", "labels", "taints", "capacity", "zone",
-       "podCIDR", "internalIP", "instanceType", "osImage", "kernelVersion",
-       "containerRuntimeVersion"}));
+  KMOCK_RETURN_IF_ERROR(
+      CheckKeys(n, path,
+                {"name", "roles", "components", "labels", "taints", "capacity",
+                 "zone", "podCIDR", "internalIP", "instanceType", "osImage",
+                 "kernelVersion", "containerRuntimeVersion"}));
   std::string p = path + ".";
   KMOCK_RETURN_IF_ERROR(ReadString(n, "name", p, &out->name));
   if (out->name.empty()) return Invalid(p + "name", "required");
   KMOCK_RETURN_IF_ERROR(ReadStringList(n, "roles", p, &out->roles));
   KMOCK_RETURN_IF_ERROR(ReadStringList(n, "components", p, &out->components));
   if (n.contains("labels") && !n["labels"].is_null()) {
-    if (!n["labels"].is_object()) return Invalid(p + "labels", "must be a mapping");
+    if (!n["labels"].is_object())
+      return Invalid(p + "labels", "must be a mapping");
     for (const auto& [k, v] : n["labels"].items()) {
       std::string value;
       KMOCK_RETURN_IF_ERROR(ReadString(n["labels"], k, p + "labels.", &value));
@@ -193,7 +195,8 @@ Status ParseNode(const json& n, const std::string& path, NodeSpec* out) {
     KMOCK_RETURN_IF_ERROR(
         CheckKeys(c, cp, {"cpu", "memory", "pods", "ephemeral-storage"}));
     KMOCK_RETURN_IF_ERROR(ReadString(c, "cpu", cp + ".", &out->capacity.cpu));
-    KMOCK_RETURN_IF_ERROR(ReadString(c, "memory", cp + ".", &out->capacity.memory));
+    KMOCK_RETURN_IF_ERROR(
+        ReadString(c, "memory", cp + ".", &out->capacity.memory));
     KMOCK_RETURN_IF_ERROR(ReadString(c, "pods", cp + ".", &out->capacity.pods));
     KMOCK_RETURN_IF_ERROR(ReadString(c, "ephemeral-storage", cp + ".",
                                      &out->capacity.ephemeral_storage));
@@ -203,7 +206,8 @@ Status ParseNode(const json& n, const std::string& path, NodeSpec* out) {
   KMOCK_RETURN_IF_ERROR(ReadString(n, "internalIP", p, &out->internal_ip));
   KMOCK_RETURN_IF_ERROR(ReadString(n, "instanceType", p, &out->instance_type));
   KMOCK_RETURN_IF_ERROR(ReadString(n, "osImage", p, &out->os_image));
-  KMOCK_RETURN_IF_ERROR(ReadString(n, "kernelVersion", p, &out->kernel_version));
+  KMOCK_RETURN_IF_ERROR(
+      ReadString(n, "kernelVersion", p, &out->kernel_version));
   KMOCK_RETURN_IF_ERROR(ReadString(n, "containerRuntimeVersion", p,
                                    &out->container_runtime_version));
   return Status::Ok();
@@ -217,7 +221,8 @@ bool IsDns1123Label(const std::string& s) {
 }  // namespace
 
 Status CompleteClusterSpec(ClusterSpec* spec) {
-  if (spec->nodes.empty()) return Invalid("nodes", "at least one node is required");
+  if (spec->nodes.empty())
+    return Invalid("nodes", "at least one node is required");
   static const char* kZoneLetters = "abc";
   std::set<std::string> names, ips, cidrs;
   bool any_components = false;
@@ -225,29 +230,30 @@ Status CompleteClusterSpec(ClusterSpec* spec) {
     NodeSpec& n = spec->nodes[i];
     std::string p = "nodes[" + std::to_string(i) + "]";
     if (!IsDns1123Label(n.name)) {
-      return Invalid(p + ".name",
-                     "invalid value \"" + n.name +
-                         "\": must be a lowercase RFC 1123 label");
+      return Invalid(p + ".name", "invalid value \"" + n.name +
+                                      "\": must be a lowercase RFC 1123 label");
     }
     if (!names.insert(n.name).second) {
       return Invalid(p + ".name", "duplicate node name \"" + n.name + "\"");
     }
     if (n.zone.empty()) n.zone = spec->region + kZoneLetters[i % 3];
-    if (n.pod_cidr.empty()) n.pod_cidr = "10.244." + std::to_string(i) + ".0/24";
+    if (n.pod_cidr.empty())
+      n.pod_cidr = "10.244." + std::to_string(i) + ".0/24";
     if (n.internal_ip.empty()) {
-      n.internal_ip = "10.0." + std::to_string(i % 3 + 1) + "." +
-                      std::to_string(10 + i);
+      n.internal_ip =
+          "10.0." + std::to_string(i % 3 + 1) + "." + std::to_string(10 + i);
     }
     if (n.instance_type.empty()) n.instance_type = "t3.xlarge";
     auto alloc = IpAllocator::Create(n.pod_cidr);
     if (!alloc.ok()) return Invalid(p + ".podCIDR", alloc.status().message());
     if (!cidrs.insert(n.pod_cidr).second) {
-      return Invalid(p + ".podCIDR", "overlaps another node's \"" + n.pod_cidr + "\"");
+      return Invalid(p + ".podCIDR",
+                     "overlaps another node's \"" + n.pod_cidr + "\"");
     }
     uint32_t ip;
     if (!ParseIpv4(n.internal_ip, &ip)) {
-      return Invalid(p + ".internalIP",
-                     "invalid value \"" + n.internal_ip + "\": must be an IPv4 address");
+      return Invalid(p + ".internalIP", "invalid value \"" + n.internal_ip +
+                                            "\": must be an IPv4 address");
     }
     if (!ips.insert(n.internal_ip).second) {
       return Invalid(p + ".internalIP", "duplicate address " + n.internal_ip);
@@ -270,11 +276,12 @@ Status CompleteClusterSpec(ClusterSpec* spec) {
       bool known = false;
       for (const auto& k : ControlPlaneComponents()) known |= (k == c);
       if (!known) {
-        return Invalid(p + ".components",
-                       "unknown component \"" + c +
-                           "\": supported values: \"etcd\", \"kube-apiserver\", "
-                           "\"kube-controller-manager\", \"kube-scheduler\", "
-                           "\"cloud-controller-manager\"");
+        return Invalid(
+            p + ".components",
+            "unknown component \"" + c +
+                "\": supported values: \"etcd\", \"kube-apiserver\", "
+                "\"kube-controller-manager\", \"kube-scheduler\", "
+                "\"cloud-controller-manager\"");
       }
       if (!spec->NodeRunning(c).empty() && spec->NodeRunning(c) != n.name) {
         return Invalid(p + ".components",
@@ -313,7 +320,8 @@ Result<ClusterSpec> ParseClusterSpec(std::string_view text) {
                   "cluster file: the top level must be a mapping with a "
                   "\"nodes\" list");
   }
-  KMOCK_RETURN_IF_ERROR(CheckKeys(root, "", {"name", "region", "pacing", "nodes"}));
+  KMOCK_RETURN_IF_ERROR(
+      CheckKeys(root, "", {"name", "region", "pacing", "nodes"}));
   ClusterSpec spec;
   KMOCK_RETURN_IF_ERROR(ReadString(root, "name", "", &spec.name));
   KMOCK_RETURN_IF_ERROR(ReadString(root, "region", "", &spec.region));

@@ -38,9 +38,9 @@ Status ControllerManager::Start() {
   nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
-  scheduler_ = std::make_unique<Scheduler>(registry_, clock_, rng_, res_,
-                                           pods_.get(), nodes_.get(),
-                                           SchedulerOptions{sched_host});
+  scheduler_ =
+      std::make_unique<Scheduler>(registry_, clock_, rng_, res_, pods_.get(),
+                                  nodes_.get(), SchedulerOptions{sched_host});
 
   std::vector<KubeletNodeConfig> configs;
   std::vector<std::string> names;
@@ -50,15 +50,16 @@ Status ControllerManager::Start() {
     names.push_back(n.name);
   }
   KubeletOptions ko;
-  ko.stages = options_.stages.empty() ? lifecycle::DefaultStages(cluster_.pacing)
-                                      : options_.stages;
+  ko.stages = options_.stages.empty()
+                  ? lifecycle::DefaultStages(cluster_.pacing)
+                  : options_.stages;
   ko.workers = options_.kubelet_workers;
   KMOCK_ASSIGN_OR_RETURN(
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
                                   nodes_.get(), std::move(configs), ko));
   if (options_.heartbeats) {
-    heartbeats_ = std::make_unique<NodeHeartbeats>(
-        registry_, clock_, res_, names, options_.heartbeat);
+    heartbeats_ = std::make_unique<NodeHeartbeats>(registry_, clock_, res_,
+                                                   names, options_.heartbeat);
   }
 
   nodes_->Start();

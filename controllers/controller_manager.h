@@ -39,9 +39,8 @@ struct ControllerManagerOptions {
 
 class ControllerManager {
  public:
-  ControllerManager(registry::Registry* registry, const Clock* clock,
-                    Rng* rng, ClusterSpec cluster,
-                    ControllerManagerOptions options = {});
+  ControllerManager(registry::Registry* registry, const Clock* clock, Rng* rng,
+                    ClusterSpec cluster, ControllerManagerOptions options = {});
   ~ControllerManager();
   ControllerManager(const ControllerManager&) = delete;
   ControllerManager& operator=(const ControllerManager&) = delete;

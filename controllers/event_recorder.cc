@@ -1,11 +1,18 @@
 #include "controllers/event_recorder.h"
 
+#include <atomic>
 #include <cstdio>
 
 namespace kmock::controllers {
 
+namespace {
+// The last nanosecond stamp handed out, shared by every recorder.
+std::atomic<int64_t> g_last_nanos{0};
+}  // namespace
+
 json BuildEvent(const json& involved, const EventSource& source,
-                const EventRecord& rec, TimePoint now, const std::string& name) {
+                const EventRecord& rec, TimePoint now,
+                const std::string& name) {
   const json& md = involved.value("metadata", json::object());
   std::string ns = md.value("namespace", "");
   json ref = {{"kind", involved.value("kind", "")},
@@ -52,37 +59,53 @@ EventRecorder::EventRecorder(registry::Registry* registry, const Clock* clock,
       source_(std::move(source)),
       events_(api::Catalog::Get().Find("", "v1", "events")) {}
 
-std::string EventRecorder::NextName(const std::string& object_name,
-                                    TimePoint now) {
+int64_t EventRecorder::ReserveStamp() const {
   int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      now.time_since_epoch())
+                      clock_->Now().time_since_epoch())
                       .count();
-  int64_t prev = last_nanos_.load();
+  int64_t prev = g_last_nanos.load();
   int64_t next;
   do {
     next = nanos > prev ? nanos : prev + 1;
-  } while (!last_nanos_.compare_exchange_weak(prev, next));
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(next));
-  return object_name + "." + buf;
+  } while (!g_last_nanos.compare_exchange_weak(prev, next));
+  return next;
 }
 
-Status EventRecorder::Record(const json& involved, const EventRecord& rec) {
+namespace {
+std::string EventName(const std::string& object_name, int64_t stamp) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%llx",
+                static_cast<unsigned long long>(stamp));
+  return object_name + "." + buf;
+}
+}  // namespace
+
+Status EventRecorder::Record(const json& involved, const EventRecord& rec,
+                             int64_t stamp) {
   if (events_ == nullptr) {
     return InternalError("the events resource is not in the catalog");
   }
   TimePoint now = clock_->Now();
-  std::string name = NextName(
-      involved.value("metadata", json::object()).value("name", "object"), now);
-  json ev = BuildEvent(involved, source_, rec, now, name);
-  std::string ns = ev["metadata"]["namespace"];
   registry::WriteOptions wo;
-  wo.user.name = source_.component == "kubelet"
-                     ? "system:node:" + source_.host
-                     : "system:kube-scheduler";
+  wo.user.name = source_.component == "kubelet" ? "system:node:" + source_.host
+                                                : "system:kube-scheduler";
   wo.field_manager = source_.component;
-  auto r = registry_->Create(*events_, ns, std::move(ev), wo);
-  return r.ok() ? Status::Ok() : r.status();
+  std::string object_name =
+      involved.value("metadata", json::object()).value("name", "object");
+  Status last;
+  // A name can still collide with an event written by another process
+  // sharing the store; take the next stamp and try again.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (stamp == 0 || attempt > 0) stamp = ReserveStamp();
+    json ev =
+        BuildEvent(involved, source_, rec, now, EventName(object_name, stamp));
+    std::string ns = ev["metadata"]["namespace"];
+    auto r = registry_->Create(*events_, ns, std::move(ev), wo);
+    if (r.ok()) return Status::Ok();
+    last = r.status();
+    if (last.code() != StatusCode::kAlreadyExists) break;
+  }
+  return last;
 }
 
 }  // namespace kmock::controllers

@@ -7,17 +7,16 @@
 // - events.k8s.io style (kube-scheduler): eventTime (MicroTime),
 //   reportingComponent/reportingInstance, action, no first/last timestamps.
 //
-// Event names are "<object name>.<hex of the Unix time in ns>", unique per
-// recorder even when a fake clock stands still.
+// Event names are "<object name>.<hex of the Unix time in ns>", unique in
+// the process even when a fake clock stands still (one shared counter).
 //
 // Thread safety: Record may be called from any thread.
 #ifndef KMOCK_CONTROLLERS_EVENT_RECORDER_H_
 #define KMOCK_CONTROLLERS_EVENT_RECORDER_H_
 
 #include <atomic>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -28,10 +27,10 @@ namespace kmock::controllers {
 using nlohmann::json;
 
 struct EventSource {
-  std::string component;  // "kubelet", "default-scheduler"
-  std::string host;       // the node, for kubelets
+  std::string component;           // "kubelet", "default-scheduler"
+  std::string host;                // the node, for kubelets
   std::string reporting_instance;  // "" = host, else this
-  bool events_api = false;  // events.k8s.io style (eventTime, action)
+  bool events_api = false;         // events.k8s.io style (eventTime, action)
 };
 
 struct EventRecord {
@@ -51,16 +50,19 @@ class EventRecorder {
   EventRecorder(registry::Registry* registry, const Clock* clock,
                 EventSource source);
 
-  Status Record(const json& involved, const EventRecord& rec);
+  // stamp: from ReserveStamp, to name an event after something that
+  // happened earlier (0: take the next stamp now).
+  Status Record(const json& involved, const EventRecord& rec,
+                int64_t stamp = 0);
+  // Takes the next name stamp now, for an event recorded a little later
+  // that must still sort before events others write in between.
+  int64_t ReserveStamp() const;
 
  private:
-  std::string NextName(const std::string& object_name, TimePoint now);
-
   registry::Registry* registry_;
   const Clock* clock_;
   EventSource source_;
   const api::ResourceInfo* events_;
-  std::atomic<int64_t> last_nanos_{0};
 };
 
 }  // namespace kmock::controllers

@@ -45,13 +45,15 @@ std::string NormalizeImage(const std::string& image) {
   SplitTag(image, &name, &tag, &digest);
   auto slash = name.find('/');
   std::string first = slash == std::string::npos ? "" : name.substr(0, slash);
-  bool has_registry = !first.empty() &&
-                      (first.find('.') != std::string::npos ||
-                       first.find(':') != std::string::npos || first == "localhost");
+  bool has_registry = !first.empty() && (first.find('.') != std::string::npos ||
+                                         first.find(':') != std::string::npos ||
+                                         first == "localhost");
   if (!has_registry) {
-    name = (slash == std::string::npos ? "docker.io/library/" : "docker.io/") + name;
+    name = (slash == std::string::npos ? "docker.io/library/" : "docker.io/") +
+           name;
   }
-  if (!digest.empty()) return name + (tag.empty() ? "" : ":" + tag) + "@" + digest;
+  if (!digest.empty())
+    return name + (tag.empty() ? "" : ":" + tag) + "@" + digest;
   return name + ":" + (tag.empty() ? "latest" : tag);
 }
 

@@ -180,8 +180,9 @@ Result<std::string> Informer::ListAndReplace() {
   for (const auto& g : gone) Remove(*g);
   for (auto& [k, v] : fresh) {
     ObjectPtr cur = Get(k);
-    if (cur && cur->value("metadata", json::object()).value("resourceVersion", "") ==
-                   v->value("metadata", json::object()).value("resourceVersion", "")) {
+    if (cur &&
+        cur->value("metadata", json::object()).value("resourceVersion", "") ==
+            v->value("metadata", json::object()).value("resourceVersion", "")) {
       continue;
     }
     Upsert(v);

@@ -57,10 +57,10 @@ Result<std::string> IpAllocator::Allocate() {
       return FormatIpv4(network_ + off);
     }
   }
-  return Status(StatusCode::kServiceUnavailable,
-                "no IP addresses available in range set: " +
-                    FormatIpv4(network_ + 2) + "-" +
-                    FormatIpv4(network_ + size_ - 2));
+  return Status(
+      StatusCode::kServiceUnavailable,
+      "no IP addresses available in range set: " + FormatIpv4(network_ + 2) +
+          "-" + FormatIpv4(network_ + size_ - 2));
 }
 
 bool IpAllocator::Contains(const std::string& ip) const {

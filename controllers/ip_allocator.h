@@ -34,7 +34,8 @@ class IpAllocator {
   size_t Used() const;
 
  private:
-  IpAllocator(uint32_t network, uint32_t size) : network_(network), size_(size) {}
+  IpAllocator(uint32_t network, uint32_t size)
+      : network_(network), size_(size) {}
 
   uint32_t network_;
   uint32_t size_;  // addresses in the block

@@ -108,8 +108,8 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
   const json& spec = pod.value("spec", json::object());
   const json& status = pod.value("status", json::object());
   // A pod already running (after a restart of kubemock): adopt it.
-  bool adopt = status.value("phase", "") == "Running" &&
-               status.contains("podIP");
+  bool adopt =
+      status.value("phase", "") == "Running" && status.contains("podIP");
   std::map<std::string, json> reported;
   for (const char* f : {"initContainerStatuses", "containerStatuses"}) {
     for (const auto& cs : status.value(f, json::array())) {
@@ -127,7 +127,8 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
       cr.image_id = ImageId(cr.image_ref);
       cr.image_size = ImageSizeBytes(cr.image_ref);
       cr.pull_policy = c.value("imagePullPolicy", DefaultPullPolicy(cr.image));
-      cr.pull_ms = kMinPullMs + static_cast<int64_t>(rng_->Uniform(kPullSpreadMs));
+      cr.pull_ms =
+          kMinPullMs + static_cast<int64_t>(rng_->Uniform(kPullSpreadMs));
       cr.container_id = "containerd://" + rng_->Hex(64);
       {
         std::lock_guard<std::mutex> l(mu_);
@@ -146,7 +147,8 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
           cr.step = Step::kTerminated;
           cr.exit_code = state["terminated"].value("exitCode", 0);
           cr.reason = state["terminated"].value("reason", "Completed");
-          ParseRfc3339(state["terminated"].value("startedAt", ""), &cr.started_at);
+          ParseRfc3339(state["terminated"].value("startedAt", ""),
+                       &cr.started_at);
           ParseRfc3339(state["terminated"].value("finishedAt", ""),
                        &cr.finished_at);
         }
@@ -196,7 +198,8 @@ Status Kubelets::WriteStatus(const json& pod, const PodRuntime& rt) {
         return Status::Ok();
       },
       wo);
-  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
+  if (!r.ok() && r.status().code() == StatusCode::kNotFound)
+    return Status::Ok();
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -255,7 +258,8 @@ Status Kubelets::Sync(const std::string& key) {
   bool deleted = false;
   for (int guard = 0; guard < 64; ++guard) {
     json view = lifecycle::BuildView(*pod, entry.rt);
-    const lifecycle::Stage* stage = lifecycle::MatchStage(options_.stages, view);
+    const lifecycle::Stage* stage =
+        lifecycle::MatchStage(options_.stages, view);
     if (stage == nullptr) break;
     TimePoint now = clock_->Now();
     if (entry.pending_stage != stage->name) {
@@ -298,6 +302,11 @@ Status Kubelets::Sync(const std::string& key) {
         std::lock_guard<std::mutex> l(mu_);
         agent->images.insert(c.image_ref);
       }
+    }
+    {
+      // Publish the record before the status, so accessors never lag it.
+      std::lock_guard<std::mutex> l(mu_);
+      entries_[key] = entry;
     }
     result = WriteStatus(*pod, entry.rt);
     if (!result.ok()) break;

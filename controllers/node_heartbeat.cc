@@ -20,8 +20,8 @@ registry::WriteOptions KubeletWrite(const std::string& node) {
 
 }  // namespace
 
-NodeHeartbeats::NodeHeartbeats(registry::Registry* registry,
-                               const Clock* clock, CoreResources res,
+NodeHeartbeats::NodeHeartbeats(registry::Registry* registry, const Clock* clock,
+                               CoreResources res,
                                std::vector<std::string> nodes,
                                HeartbeatOptions options)
     : registry_(registry),
@@ -109,10 +109,9 @@ Status NodeHeartbeats::RenewLease(const std::string& node) {
        {{"holderIdentity", node},
         {"leaseDurationSeconds", options_.lease_duration.count()},
         {"renewTime", renew}}}};
-  auto created =
-      registry_->Create(*res_.leases, kLeaseNamespace, lease, KubeletWrite(node));
-  if (!created.ok() &&
-      created.status().code() != StatusCode::kAlreadyExists) {
+  auto created = registry_->Create(*res_.leases, kLeaseNamespace, lease,
+                                   KubeletWrite(node));
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
     return created.status();
   }
   return Status::Ok();

@@ -44,8 +44,7 @@ json BuildNode(const ClusterSpec& cluster, const NodeSpec& node, Rng* rng) {
   for (const auto& [k, v] : node.labels) labels[k] = v;
   json spec = {{"podCIDR", node.pod_cidr},
                {"podCIDRs", json::array({node.pod_cidr})},
-               {"providerID",
-                "aws:///" + node.zone + "/i-" + rng->Hex(17)}};
+               {"providerID", "aws:///" + node.zone + "/i-" + rng->Hex(17)}};
   if (!node.taints.empty()) {
     json taints = json::array();
     for (const auto& t : node.taints) {
@@ -99,12 +98,9 @@ json BuildNodeStatus(const NodeSpec& node, const std::string& version,
                      TimePoint now, Rng* rng) {
   int64_t mem = Bytes(node.capacity.memory);
   int64_t disk = Bytes(node.capacity.ephemeral_storage);
-  json capacity = {{"cpu", node.capacity.cpu},
-                   {"ephemeral-storage", Ki(disk)},
-                   {"hugepages-1Gi", "0"},
-                   {"hugepages-2Mi", "0"},
-                   {"memory", Ki(mem)},
-                   {"pods", node.capacity.pods}};
+  json capacity = {{"cpu", node.capacity.cpu}, {"ephemeral-storage", Ki(disk)},
+                   {"hugepages-1Gi", "0"},     {"hugepages-2Mi", "0"},
+                   {"memory", Ki(mem)},        {"pods", node.capacity.pods}};
   json allocatable = capacity;
   allocatable["memory"] =
       std::to_string(mem / 1024 - kEvictionReserveKi) + "Ki";
@@ -123,7 +119,8 @@ json BuildNodeStatus(const NodeSpec& node, const std::string& version,
       {"nodeInfo",
        {{"machineID", rng->Hex(32)},
         {"systemUUID", "ec2" + rng->Hex(5) + "-" + rng->Hex(4) + "-" +
-                           rng->Hex(4) + "-" + rng->Hex(4) + "-" + rng->Hex(12)},
+                           rng->Hex(4) + "-" + rng->Hex(4) + "-" +
+                           rng->Hex(12)},
         {"bootID", rng->Uuid()},
         {"kernelVersion", kernel},
         {"osImage", node.os_image},

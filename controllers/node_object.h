@@ -8,9 +8,8 @@
 #ifndef KMOCK_CONTROLLERS_NODE_OBJECT_H_
 #define KMOCK_CONTROLLERS_NODE_OBJECT_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/clock.h"
 #include "common/rng.h"

@@ -7,9 +7,8 @@
 #define KMOCK_CONTROLLERS_QUANTITY_H_
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/status.h"
 

@@ -19,9 +19,9 @@ Result<CoreResources> CoreResources::Lookup() {
   for (const auto& w : wants) {
     *w.slot = cat.Find(w.group, "v1", w.plural);
     if (*w.slot == nullptr) {
-      return InternalError(std::string("controllers need resource ") +
-                           w.plural + (w.group[0] ? std::string(".") + w.group : "") +
-                           " in the catalog");
+      return InternalError(
+          std::string("controllers need resource ") + w.plural +
+          (w.group[0] ? std::string(".") + w.group : "") + " in the catalog");
     }
   }
   return r;

@@ -27,9 +27,9 @@ std::vector<std::string> PodNodeIndex(const json& pod) {
   return {n};
 }
 
-Scheduler::Scheduler(registry::Registry* registry, const Clock* clock,
-                     Rng* rng, CoreResources res, Informer* pods,
-                     Informer* nodes, SchedulerOptions options)
+Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
+                     CoreResources res, Informer* pods, Informer* nodes,
+                     SchedulerOptions options)
     : registry_(registry),
       clock_(clock),
       rng_(rng),
@@ -37,10 +37,10 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock,
       pods_(pods),
       nodes_(nodes),
       options_(std::move(options)),
-      recorder_(registry, clock,
-                EventSource{kSchedulerName, "",
-                            std::string(kSchedulerName) + "-" + options_.host,
-                            true}),
+      recorder_(
+          registry, clock,
+          EventSource{kSchedulerName, "",
+                      std::string(kSchedulerName) + "-" + options_.host, true}),
       queue_(clock) {
   pods_->AddHandlers(EventHandlers{
       .on_add =
@@ -85,7 +85,8 @@ Scheduler::~Scheduler() { Stop(); }
 void Scheduler::Start() {
   if (workers_) return;
   workers_ = std::make_unique<WorkerPool>(
-      "scheduler", &queue_, 1, [this](const std::string& k) { return Sync(k); });
+      "scheduler", &queue_, 1,
+      [this](const std::string& k) { return Sync(k); });
 }
 
 void Scheduler::Stop() {
@@ -129,7 +130,8 @@ Status Scheduler::Sync(const std::string& key) {
   for (const auto& node : nodes_->List()) {
     scheduling::NodeState st;
     st.node = *node;
-    std::string name = node->value("metadata", json::object()).value("name", "");
+    std::string name =
+        node->value("metadata", json::object()).value("name", "");
     for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
       if (IsTerminal(*p)) continue;
       st.used += scheduling::PodRequests(*p);
@@ -154,14 +156,16 @@ Status Scheduler::Sync(const std::string& key) {
   std::string name = md.value("name", "");
   if (!d.scheduled) return MarkUnschedulable(*pod, d.message);
 
-  json binding = {{"apiVersion", "v1"},
-                  {"kind", "Binding"},
-                  {"metadata", {{"name", name}, {"namespace", ns}}},
-                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", d.node}}}};
+  json binding = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", name}, {"namespace", ns}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", d.node}}}};
   if (md.contains("uid")) binding["metadata"]["uid"] = md["uid"];
   registry::WriteOptions wo;
   wo.user.name = "system:kube-scheduler";
   wo.field_manager = "kube-scheduler";
+  int64_t stamp = recorder_.ReserveStamp();
   auto bound = registry_->Bind(ns, name, binding, wo);
   if (!bound.ok()) {
     // Already bound or gone: nothing left for us to do.
@@ -180,7 +184,7 @@ Status Scheduler::Sync(const std::string& key) {
   EventRecord rec{"Normal", "Scheduled",
                   "Successfully assigned " + ns + "/" + name + " to " + d.node,
                   "", "Binding"};
-  return recorder_.Record(*pod, rec);
+  return recorder_.Record(*pod, rec, stamp);
 }
 
 Status Scheduler::MarkUnschedulable(const json& pod,
@@ -209,15 +213,13 @@ Status Scheduler::MarkUnschedulable(const json& pod,
         if (!status.is_object()) status = json::object();
         json& conds = status["conditions"];
         if (!conds.is_array()) conds = json::array();
-        json cond = {{"type", "PodScheduled"},
-                     {"status", "False"},
-                     {"reason", "Unschedulable"},
-                     {"message", message},
-                     {"lastProbeTime", nullptr},
-                     {"lastTransitionTime", now}};
+        json cond = {{"type", "PodScheduled"},    {"status", "False"},
+                     {"reason", "Unschedulable"}, {"message", message},
+                     {"lastProbeTime", nullptr},  {"lastTransitionTime", now}};
         for (auto& c : conds) {
           if (c.value("type", "") != "PodScheduled") continue;
-          if (c.value("status", "") == "False" && c.contains("lastTransitionTime")) {
+          if (c.value("status", "") == "False" &&
+              c.contains("lastTransitionTime")) {
             cond["lastTransitionTime"] = c["lastTransitionTime"];
           }
           c = cond;

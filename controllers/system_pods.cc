@@ -24,13 +24,14 @@ json Requests(const std::string& cpu, const std::string& memory = "") {
 
 json HttpProbe(const std::string& host, int port, const std::string& path,
                int initial_delay, int failure_threshold) {
-  return {{"httpGet",
-           {{"host", host}, {"path", path}, {"port", port}, {"scheme", "HTTPS"}}},
-          {"initialDelaySeconds", initial_delay},
-          {"periodSeconds", 10},
-          {"timeoutSeconds", 15},
-          {"successThreshold", 1},
-          {"failureThreshold", failure_threshold}};
+  return {
+      {"httpGet",
+       {{"host", host}, {"path", path}, {"port", port}, {"scheme", "HTTPS"}}},
+      {"initialDelaySeconds", initial_delay},
+      {"periodSeconds", 10},
+      {"timeoutSeconds", 15},
+      {"successThreshold", 1},
+      {"failureThreshold", failure_threshold}};
 }
 
 struct Component {
@@ -46,22 +47,23 @@ Component Describe(const std::string& c, const NodeSpec& node,
                    const std::string& version) {
   const std::string& ip = node.internal_ip;
   if (c == "etcd") {
-    return {kEtcdImage,
-            {"etcd", "--advertise-client-urls=https://" + ip + ":2379",
-             "--cert-file=/etc/kubernetes/pki/etcd/server.crt",
-             "--client-cert-auth=true", "--data-dir=/var/lib/etcd",
-             "--initial-advertise-peer-urls=https://" + ip + ":2380",
-             "--initial-cluster=" + node.name + "=https://" + ip + ":2380",
-             "--key-file=/etc/kubernetes/pki/etcd/server.key",
-             "--listen-client-urls=https://127.0.0.1:2379,https://" + ip + ":2379",
-             "--listen-metrics-urls=http://127.0.0.1:2381",
-             "--listen-peer-urls=https://" + ip + ":2380", "--name=" + node.name,
-             "--snapshot-count=10000",
-             "--trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt"},
-            Requests("100m", "100Mi"),
-            "127.0.0.1",
-            2381,
-            "/livez"};
+    return {
+        kEtcdImage,
+        {"etcd", "--advertise-client-urls=https://" + ip + ":2379",
+         "--cert-file=/etc/kubernetes/pki/etcd/server.crt",
+         "--client-cert-auth=true", "--data-dir=/var/lib/etcd",
+         "--initial-advertise-peer-urls=https://" + ip + ":2380",
+         "--initial-cluster=" + node.name + "=https://" + ip + ":2380",
+         "--key-file=/etc/kubernetes/pki/etcd/server.key",
+         "--listen-client-urls=https://127.0.0.1:2379,https://" + ip + ":2379",
+         "--listen-metrics-urls=http://127.0.0.1:2381",
+         "--listen-peer-urls=https://" + ip + ":2380", "--name=" + node.name,
+         "--snapshot-count=10000",
+         "--trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt"},
+        Requests("100m", "100Mi"),
+        "127.0.0.1",
+        2381,
+        "/livez"};
   }
   if (c == "kube-apiserver") {
     return {"registry.k8s.io/kube-apiserver:" + version,
@@ -79,28 +81,30 @@ Component Describe(const std::string& c, const NodeSpec& node,
             "/livez"};
   }
   if (c == "kube-controller-manager") {
-    return {"registry.k8s.io/kube-controller-manager:" + version,
-            {"kube-controller-manager", "--allocate-node-cidrs=true",
-             "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
-             "--bind-address=127.0.0.1", "--cloud-provider=external",
-             "--cluster-cidr=10.244.0.0/16", "--cluster-name=kubernetes",
-             "--controllers=*,bootstrapsigner,tokencleaner,-cloud-node-lifecycle",
-             "--kubeconfig=/etc/kubernetes/controller-manager.conf",
-             "--leader-elect=true", "--use-service-account-credentials=true"},
-            Requests("200m"),
-            "127.0.0.1",
-            10257,
-            "/healthz"};
+    return {
+        "registry.k8s.io/kube-controller-manager:" + version,
+        {"kube-controller-manager", "--allocate-node-cidrs=true",
+         "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
+         "--bind-address=127.0.0.1", "--cloud-provider=external",
+         "--cluster-cidr=10.244.0.0/16", "--cluster-name=kubernetes",
+         "--controllers=*,bootstrapsigner,tokencleaner,-cloud-node-lifecycle",
+         "--kubeconfig=/etc/kubernetes/controller-manager.conf",
+         "--leader-elect=true", "--use-service-account-credentials=true"},
+        Requests("200m"),
+        "127.0.0.1",
+        10257,
+        "/healthz"};
   }
-  return {"registry.k8s.io/kube-scheduler:" + version,
-          {"kube-scheduler",
-           "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
-           "--bind-address=127.0.0.1",
-           "--kubeconfig=/etc/kubernetes/scheduler.conf", "--leader-elect=true"},
-          Requests("100m"),
-          "127.0.0.1",
-          10259,
-          "/livez"};
+  return {
+      "registry.k8s.io/kube-scheduler:" + version,
+      {"kube-scheduler",
+       "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+       "--bind-address=127.0.0.1",
+       "--kubeconfig=/etc/kubernetes/scheduler.conf", "--leader-elect=true"},
+      Requests("100m"),
+      "127.0.0.1",
+      10259,
+      "/livez"};
 }
 
 }  // namespace
@@ -129,13 +133,15 @@ json BuildStaticPod(const std::string& component, const NodeSpec& node,
     annotations["kubeadm.kubernetes.io/etcd.advertise-client-urls"] =
         "https://" + node.internal_ip + ":2379";
   } else if (component == "kube-apiserver") {
-    annotations["kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint"] =
-        node.internal_ip + ":6443";
+    annotations
+        ["kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint"] =
+            node.internal_ip + ":6443";
   }
-  json metadata = {{"name", component + "-" + node.name},
-                   {"namespace", "kube-system"},
-                   {"labels", {{"component", component}, {"tier", "control-plane"}}},
-                   {"annotations", annotations}};
+  json metadata = {
+      {"name", component + "-" + node.name},
+      {"namespace", "kube-system"},
+      {"labels", {{"component", component}, {"tier", "control-plane"}}},
+      {"annotations", annotations}};
   if (!node_uid.empty()) {
     metadata["ownerReferences"] = json::array({{{"apiVersion", "v1"},
                                                 {"kind", "Node"},
@@ -143,24 +149,25 @@ json BuildStaticPod(const std::string& component, const NodeSpec& node,
                                                 {"uid", node_uid},
                                                 {"controller", true}}});
   }
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", metadata},
-          {"spec",
-           {{"containers", json::array({container})},
-            {"nodeName", node.name},
-            {"hostNetwork", true},
-            {"dnsPolicy", "ClusterFirst"},
-            {"enableServiceLinks", true},
-            {"priorityClassName", "system-node-critical"},
-            {"priority", kNodeCritical},
-            {"preemptionPolicy", "PreemptLowerPriority"},
-            {"restartPolicy", "Always"},
-            {"schedulerName", "default-scheduler"},
-            {"securityContext", {{"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-            {"terminationGracePeriodSeconds", 30},
-            {"tolerations",
-             json::array({{{"effect", "NoExecute"}, {"operator", "Exists"}}})}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", metadata},
+      {"spec",
+       {{"containers", json::array({container})},
+        {"nodeName", node.name},
+        {"hostNetwork", true},
+        {"dnsPolicy", "ClusterFirst"},
+        {"enableServiceLinks", true},
+        {"priorityClassName", "system-node-critical"},
+        {"priority", kNodeCritical},
+        {"preemptionPolicy", "PreemptLowerPriority"},
+        {"restartPolicy", "Always"},
+        {"schedulerName", "default-scheduler"},
+        {"securityContext", {{"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+        {"terminationGracePeriodSeconds", 30},
+        {"tolerations",
+         json::array({{{"effect", "NoExecute"}, {"operator", "Exists"}}})}}}};
 }
 
 json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
@@ -169,45 +176,45 @@ json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
       {"name", "kube-proxy"},
       {"image", "registry.k8s.io/kube-proxy:" + version},
       {"imagePullPolicy", "IfNotPresent"},
-      {"command",
-       json::array({"/usr/local/bin/kube-proxy",
-                    "--config=/var/lib/kube-proxy/config.conf",
-                    "--hostname-override=$(NODE_NAME)"})},
-      {"env", json::array({{{"name", "NODE_NAME"},
-                            {"valueFrom",
-                             {{"fieldRef",
-                               {{"apiVersion", "v1"},
-                                {"fieldPath", "spec.nodeName"}}}}}}})},
+      {"command", json::array({"/usr/local/bin/kube-proxy",
+                               "--config=/var/lib/kube-proxy/config.conf",
+                               "--hostname-override=$(NODE_NAME)"})},
+      {"env",
+       json::array(
+           {{{"name", "NODE_NAME"},
+             {"valueFrom",
+              {{"fieldRef",
+                {{"apiVersion", "v1"}, {"fieldPath", "spec.nodeName"}}}}}}})},
       {"securityContext", {{"privileged", true}}},
       {"terminationMessagePath", "/dev/termination-log"},
       {"terminationMessagePolicy", "File"}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata",
-           {{"name", "kube-proxy-" + rng->NameSuffix(5)},
-            {"namespace", "kube-system"},
-            {"labels",
-             {{"k8s-app", kKubeProxyApp},
-              {"controller-revision-hash", rng->Hex(8)},
-              {"pod-template-generation", "1"}}}}},
-          {"spec",
-           {{"containers", json::array({container})},
-            {"nodeName", node.name},
-            {"hostNetwork", true},
-            {"dnsPolicy", "ClusterFirst"},
-            {"priorityClassName", "system-node-critical"},
-            {"priority", kNodeCritical},
-            {"restartPolicy", "Always"},
-            {"schedulerName", "default-scheduler"},
-            {"terminationGracePeriodSeconds", 30},
-            {"tolerations",
-             json::array({{{"operator", "Exists"}},
-                          {{"key", "node.kubernetes.io/not-ready"},
-                           {"operator", "Exists"},
-                           {"effect", "NoExecute"}},
-                          {{"key", "node.kubernetes.io/unreachable"},
-                           {"operator", "Exists"},
-                           {"effect", "NoExecute"}}})}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", "kube-proxy-" + rng->NameSuffix(5)},
+        {"namespace", "kube-system"},
+        {"labels",
+         {{"k8s-app", kKubeProxyApp},
+          {"controller-revision-hash", rng->Hex(8)},
+          {"pod-template-generation", "1"}}}}},
+      {"spec",
+       {{"containers", json::array({container})},
+        {"nodeName", node.name},
+        {"hostNetwork", true},
+        {"dnsPolicy", "ClusterFirst"},
+        {"priorityClassName", "system-node-critical"},
+        {"priority", kNodeCritical},
+        {"restartPolicy", "Always"},
+        {"schedulerName", "default-scheduler"},
+        {"terminationGracePeriodSeconds", 30},
+        {"tolerations", json::array({{{"operator", "Exists"}},
+                                     {{"key", "node.kubernetes.io/not-ready"},
+                                      {"operator", "Exists"},
+                                      {"effect", "NoExecute"}},
+                                     {{"key", "node.kubernetes.io/unreachable"},
+                                      {"operator", "Exists"},
+                                      {"effect", "NoExecute"}}})}}}};
 }
 
 json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
@@ -223,31 +230,33 @@ json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
       {"resources", Requests("200m")},
       {"terminationMessagePath", "/dev/termination-log"},
       {"terminationMessagePolicy", "File"}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata",
-           {{"name", std::string(kCloudControllerApp) + "-" + rng->NameSuffix(5)},
-            {"namespace", "kube-system"},
-            {"labels",
-             {{"k8s-app", kCloudControllerApp},
-              {"controller-revision-hash", rng->Hex(8)},
-              {"pod-template-generation", "1"}}}}},
-          {"spec",
-           {{"containers", json::array({container})},
-            {"nodeName", node.name},
-            {"hostNetwork", true},
-            {"dnsPolicy", "ClusterFirst"},
-            {"priorityClassName", "system-cluster-critical"},
-            {"priority", kClusterCritical},
-            {"restartPolicy", "Always"},
-            {"schedulerName", "default-scheduler"},
-            {"terminationGracePeriodSeconds", 30},
-            {"tolerations",
-             json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
-                           {"value", "true"},
-                           {"effect", "NoSchedule"}},
-                          {{"key", "node-role.kubernetes.io/control-plane"},
-                           {"effect", "NoSchedule"}}})}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", std::string(kCloudControllerApp) + "-" + rng->NameSuffix(5)},
+        {"namespace", "kube-system"},
+        {"labels",
+         {{"k8s-app", kCloudControllerApp},
+          {"controller-revision-hash", rng->Hex(8)},
+          {"pod-template-generation", "1"}}}}},
+      {"spec",
+       {{"containers", json::array({container})},
+        {"nodeName", node.name},
+        {"hostNetwork", true},
+        {"dnsPolicy", "ClusterFirst"},
+        {"priorityClassName", "system-cluster-critical"},
+        {"priority", kClusterCritical},
+        {"restartPolicy", "Always"},
+        {"schedulerName", "default-scheduler"},
+        {"terminationGracePeriodSeconds", 30},
+        {"tolerations",
+         json::array(
+             {{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
+               {"value", "true"},
+               {"effect", "NoSchedule"}},
+              {{"key", "node-role.kubernetes.io/control-plane"},
+               {"effect", "NoSchedule"}}})}}}};
 }
 
 std::vector<std::string> SystemImages(const std::string& version) {

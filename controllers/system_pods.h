@@ -10,10 +10,9 @@
 #define KMOCK_CONTROLLERS_SYSTEM_PODS_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "common/rng.h"

@@ -53,8 +53,8 @@ void WorkQueue::AddRateLimited(const std::string& key) {
   {
     std::lock_guard<std::mutex> l(mu_);
     int n = failures_[key]++;
-    auto d = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        backoff_.base);
+    auto d =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(backoff_.base);
     for (int i = 0; i < n && d < backoff_.max; ++i) d *= 2;
     delay = std::min<std::chrono::nanoseconds>(d, backoff_.max);
   }
@@ -101,8 +101,8 @@ std::optional<std::string> WorkQueue::GetUntil(
     if (shutting_down_) return std::nullopt;
     auto now = std::chrono::steady_clock::now();
     if (deadline && now >= *deadline) return std::nullopt;
-    auto wake = now + (delayed_.empty() ? std::chrono::milliseconds(100)
-                                        : kClockPoll);
+    auto wake =
+        now + (delayed_.empty() ? std::chrono::milliseconds(100) : kClockPoll);
     if (deadline && *deadline < wake) wake = *deadline;
     cv_.wait_until(l, wake);
   }

@@ -1,7 +1,7 @@
 #include "server/api_server.h"
 
-#include <httplib.h>
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,9 +37,11 @@ void ListenSocketOptions(socket_t sock) {
 
 class ApiServer::Impl {
  public:
-  Impl(ServerOptions options, registry::Registry* registry, const Clock* clock, Rng* rng)
+  Impl(ServerOptions options, registry::Registry* registry, const Clock* clock,
+       Rng* rng)
       : options_(std::move(options)),
-        catalog_(options_.catalog != nullptr ? options_.catalog : &api::Catalog::Get()),
+        catalog_(options_.catalog != nullptr ? options_.catalog
+                                             : &api::Catalog::Get()),
         authn_(options_.tokens),
         openapi_(catalog_, &api::Schema::Get(), options_.kubernetes_version) {
     RouterConfig config;
@@ -58,11 +60,13 @@ class ApiServer::Impl {
   }
 
   Status Start() {
-    if (server_) return Status(StatusCode::kInternal, "the server was already started");
+    if (server_)
+      return Status(StatusCode::kInternal, "the server was already started");
     Status tls_status;
     server_ = std::make_unique<httplib::SSLServer>([&](SSL_CTX& ctx) {
-      tls_status = ConfigureTls(&ctx, options_.server_cert_pem, options_.server_key_pem,
-                                options_.client_ca_pem);
+      tls_status =
+          ConfigureTls(&ctx, options_.server_cert_pem, options_.server_key_pem,
+                       options_.client_ca_pem);
       return tls_status.ok();
     });
     if (!tls_status.ok()) return tls_status;
@@ -74,7 +78,8 @@ class ApiServer::Impl {
       port_ = server_->bind_to_any_port(host);
       if (port_ <= 0) return BindError(0);
     } else {
-      if (!server_->bind_to_port(host, options_.port)) return BindError(options_.port);
+      if (!server_->bind_to_port(host, options_.port))
+        return BindError(options_.port);
       port_ = options_.port;
     }
     thread_ = std::thread([this] { server_->listen_after_bind(); });
@@ -112,7 +117,8 @@ class ApiServer::Impl {
     auto plain = [router](const httplib::Request& req, httplib::Response& res) {
       router->Serve(req, res, nullptr);
     };
-    auto with_body = [router](const httplib::Request& req, httplib::Response& res,
+    auto with_body = [router](const httplib::Request& req,
+                              httplib::Response& res,
                               const httplib::ContentReader& reader) {
       router->Serve(req, res, &reader);
     };
@@ -130,37 +136,40 @@ class ApiServer::Impl {
       WriteError(res, MethodNotAllowedError());
     });
 
-    s.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-          std::string what = "unknown exception";
-          try {
-            if (ep) std::rethrow_exception(ep);
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
-          res.headers.clear();
-          WriteError(res, InternalError("Internal error occurred: " + what));
-        });
+    s.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                               std::exception_ptr ep) {
+      std::string what = "unknown exception";
+      try {
+        if (ep) std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      res.headers.clear();
+      WriteError(res, InternalError("Internal error occurred: " + what));
+    });
     // Errors the library raises itself (malformed requests, too large
     // bodies) get a Status body too.
     size_t max_body = options_.max_request_body_bytes;
-    s.set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      Status st = res.status == 413 ? RequestEntityTooLargeError(max_body)
-                  : res.status == 404 ? NotFoundPathError()
-                                      : BadRequestError("the request could not be read");
-      int code = res.status;
-      WriteError(res, st);
-      res.status = code;
-    });
+    s.set_error_handler(
+        [max_body](const httplib::Request&, httplib::Response& res) {
+          if (!res.body.empty()) return;
+          Status st = res.status == 413 ? RequestEntityTooLargeError(max_body)
+                      : res.status == 404
+                          ? NotFoundPathError()
+                          : BadRequestError("the request could not be read");
+          int code = res.status;
+          WriteError(res, st);
+          res.status = code;
+        });
     if (options_.verbose) {
-      s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-        std::string line = req.method + " " + req.target + " " +
-                           std::to_string(res.status) + " " +
-                           req.get_header_value("User-Agent") + "\n";
-        std::cerr << line;
-      });
+      s.set_logger(
+          [](const httplib::Request& req, const httplib::Response& res) {
+            std::string line = req.method + " " + req.target + " " +
+                               std::to_string(res.status) + " " +
+                               req.get_header_value("User-Agent") + "\n";
+            std::cerr << line;
+          });
     }
   }
 
@@ -179,10 +188,12 @@ class ApiServer::Impl {
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
     std::string reason = "the address could not be bound";
-    if (inet_pton(AF_INET, options_.bind_address.c_str(), &addr.sin_addr) == 1 &&
+    if (inet_pton(AF_INET, options_.bind_address.c_str(), &addr.sin_addr) ==
+            1 &&
         bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
       reason = std::strerror(errno);
-      if (errno == EADDRINUSE) reason += " (is another server running on this port?)";
+      if (errno == EADDRINUSE)
+        reason += " (is another server running on this port?)";
     }
     close(fd);
     return reason;

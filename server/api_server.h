@@ -61,8 +61,8 @@ struct ServerOptions {
 class ApiServer {
  public:
   // registry, clock and rng must outlive the server.
-  ApiServer(ServerOptions options, registry::Registry* registry, const Clock* clock,
-            Rng* rng);
+  ApiServer(ServerOptions options, registry::Registry* registry,
+            const Clock* clock, Rng* rng);
   ~ApiServer();  // calls Stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
@@ -70,7 +70,8 @@ class ApiServer {
   // Loads the TLS material, binds and starts serving. Fails with a clear
   // message when the address is taken (no SO_REUSEPORT sharing).
   Status Start();
-  // The bound port (the chosen one when options.port was 0). REQUIRES: Start ok.
+  // The bound port (the chosen one when options.port was 0). REQUIRES: Start
+  // ok.
   int port() const;
   // Ends every watch stream and stops listening. Idempotent.
   void Stop();

@@ -20,7 +20,8 @@ void AddAuthenticatedGroup(registry::UserInfo& user) {
 }
 
 bool SameToken(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+  return a.size() == b.size() &&
+         CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace
@@ -54,7 +55,9 @@ Result<std::optional<registry::UserInfo>> Authenticator::Authenticate(
     constexpr std::string_view kBearer = "Bearer ";
     if (authorization.size() > kBearer.size() &&
         std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),
-                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+                   [](char a, char b) {
+                     return std::tolower(a) == std::tolower(b);
+                   })) {
       std::string_view token = authorization.substr(kBearer.size());
       while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
       while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
@@ -73,7 +76,8 @@ Result<std::optional<registry::UserInfo>> Authenticator::Authenticate(
     if (cert != nullptr) {
       registry::UserInfo user = UserFromCertificate(cert);
       X509_free(cert);
-      if (!user.name.empty()) return std::optional<registry::UserInfo>(std::move(user));
+      if (!user.name.empty())
+        return std::optional<registry::UserInfo>(std::move(user));
     }
   }
   // Other schemes (e.g. Basic) are not served: the request is anonymous.

@@ -14,7 +14,8 @@ std::tuple<bool, int, int, int> ParseVersion(std::string_view v) {
   auto digits = [&](size_t& i) {
     int n = 0;
     size_t start = i;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9') n = n * 10 + (v[i++] - '0');
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9')
+      n = n * 10 + (v[i++] - '0');
     return i > start ? n : -1;
   };
   if (v.empty() || v[0] != 'v') return {false, 0, 0, 0};
@@ -42,7 +43,8 @@ std::string Scope(const api::ResourceInfo& r) {
   return r.namespaced ? "Namespaced" : "Cluster";
 }
 
-json Gvk(std::string_view group, std::string_view version, std::string_view kind) {
+json Gvk(std::string_view group, std::string_view version,
+         std::string_view kind) {
   return {{"group", group}, {"version", version}, {"kind", kind}};
 }
 
@@ -72,11 +74,13 @@ std::string GroupVersion(std::string_view group, std::string_view version) {
 json GroupJson(const api::Catalog& catalog, const std::string& group) {
   json versions = json::array();
   for (const std::string& v : GroupVersionsOf(catalog, group)) {
-    versions.push_back({{"groupVersion", GroupVersion(group, v)}, {"version", v}});
+    versions.push_back(
+        {{"groupVersion", GroupVersion(group, v)}, {"version", v}});
   }
-  return {{"name", group},
-          {"versions", versions},
-          {"preferredVersion", versions.empty() ? json::object() : versions[0]}};
+  return {
+      {"name", group},
+      {"versions", versions},
+      {"preferredVersion", versions.empty() ? json::object() : versions[0]}};
 }
 
 json ResourceDiscovery(const api::ResourceInfo& r) {
@@ -118,23 +122,28 @@ std::vector<std::string> GroupVersionsOf(const api::Catalog& catalog,
     if (r->group == group) versions.insert(r->version);
   }
   std::vector<std::string> out(versions.begin(), versions.end());
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-    return VersionPrecedes(a, b);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const std::string& a, const std::string& b) {
+              return VersionPrecedes(a, b);
+            });
   return out;
 }
 
 std::vector<std::string> GroupsOf(const api::Catalog& catalog) {
   std::set<std::string> groups;
-  for (const api::ResourceInfo* r : catalog.resources()) groups.insert(r->group);
-  return std::vector<std::string>(groups.begin(), groups.end());  // "" sorts first
+  for (const api::ResourceInfo* r : catalog.resources())
+    groups.insert(r->group);
+  return std::vector<std::string>(groups.begin(),
+                                  groups.end());  // "" sorts first
 }
 
-json ApiVersions(const api::Catalog& catalog, const std::string& server_address) {
+json ApiVersions(const api::Catalog& catalog,
+                 const std::string& server_address) {
   return {{"kind", "APIVersions"},
           {"versions", GroupVersionsOf(catalog, "")},
           {"serverAddressByClientCIDRs",
-           json::array({{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}})}};
+           json::array({{{"clientCIDR", "0.0.0.0/0"},
+                         {"serverAddress", server_address}}})}};
 }
 
 json ApiGroupList(const api::Catalog& catalog) {
@@ -174,7 +183,8 @@ json ApiResourceList(const api::Catalog& catalog, std::string_view group,
                   {"namespaced", r->namespaced},
                   {"kind", s.kind.empty() ? r->kind : s.kind},
                   {"verbs", s.verbs}};
-      if (!s.version.empty() && (s.group != r->group || s.version != r->version)) {
+      if (!s.version.empty() &&
+          (s.group != r->group || s.version != r->version)) {
         sub["group"] = s.group;
         sub["version"] = s.version;
       }

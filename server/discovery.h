@@ -12,11 +12,10 @@
 #ifndef KMOCK_SERVER_DISCOVERY_H_
 #define KMOCK_SERVER_DISCOVERY_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resource.h"
 
@@ -42,7 +41,8 @@ nlohmann::json ApiGroupList(const api::Catalog& catalog);
 nlohmann::json ApiGroup(const api::Catalog& catalog, std::string_view group);
 // /api/v1 or /apis/<g>/<v>; null if the group/version is not served.
 nlohmann::json ApiResourceList(const api::Catalog& catalog,
-                               std::string_view group, std::string_view version);
+                               std::string_view group,
+                               std::string_view version);
 // The aggregated document for /api (core = true) or /apis, in
 // apidiscovery.k8s.io/`version` ("v2" or "v2beta1").
 nlohmann::json AggregatedDiscovery(const api::Catalog& catalog, bool core,

@@ -79,7 +79,8 @@ json DetailsJson(const StatusDetails& d) {
     }
     out["causes"] = std::move(causes);
   }
-  if (d.retry_after_seconds > 0) out["retryAfterSeconds"] = d.retry_after_seconds;
+  if (d.retry_after_seconds > 0)
+    out["retryAfterSeconds"] = d.retry_after_seconds;
   return out;
 }
 
@@ -154,19 +155,22 @@ Status UnsupportedMediaTypeError(const std::vector<std::string>& accepted) {
 }
 
 Status NotAcceptableError(const std::vector<std::string>& accepted) {
-  return Status(StatusCode::kNotAcceptable,
-                "only the following media types are accepted: " + Join(accepted));
+  return Status(
+      StatusCode::kNotAcceptable,
+      "only the following media types are accepted: " + Join(accepted));
 }
 
-Status InvalidOptionsError(std::string_view options_kind, std::string_view field,
-                           std::string_view reason, std::string_view detail) {
+Status InvalidOptionsError(std::string_view options_kind,
+                           std::string_view field, std::string_view reason,
+                           std::string_view detail) {
   StatusDetails details;
   details.group = "meta.k8s.io";
   details.kind = std::string(options_kind);
   details.causes.push_back(
       {std::string(reason), std::string(detail), std::string(field)});
-  std::string msg = std::string(options_kind) + ".meta.k8s.io \"\" is invalid: " +
-                    std::string(field) + ": " + std::string(detail);
+  std::string msg = std::string(options_kind) +
+                    ".meta.k8s.io \"\" is invalid: " + std::string(field) +
+                    ": " + std::string(detail);
   return Status(StatusCode::kInvalid, std::move(msg), std::move(details));
 }
 

@@ -12,11 +12,10 @@
 #define KMOCK_SERVER_ERRORS_H_
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -49,8 +48,9 @@ Status NotAcceptableError(const std::vector<std::string>& accepted);
 // 422 for a bad request option, e.g. kind "CreateOptions", field "dryRun",
 // detail `Unsupported value: []string{"x"}: supported values: "All"`:
 // `CreateOptions.meta.k8s.io "" is invalid: dryRun: <detail>`.
-Status InvalidOptionsError(std::string_view options_kind, std::string_view field,
-                           std::string_view reason, std::string_view detail);
+Status InvalidOptionsError(std::string_view options_kind,
+                           std::string_view field, std::string_view reason,
+                           std::string_view detail);
 
 }  // namespace kmock::server
 

@@ -49,8 +49,9 @@ TEST(ErrorsTest, InvalidCarriesCausesAndGroup) {
   EXPECT_EQ(HttpCode(st), 422);
   EXPECT_EQ(j["reason"], "Invalid");
   EXPECT_EQ(j["details"]["group"], "apps");
-  EXPECT_EQ(j["details"]["causes"][0],
-            json::parse(R"({"reason":"FieldValueRequired","message":"Required value",
+  EXPECT_EQ(
+      j["details"]["causes"][0],
+      json::parse(R"({"reason":"FieldValueRequired","message":"Required value",
                             "field":"spec.template"})"));
 }
 
@@ -84,18 +85,21 @@ TEST(ErrorsTest, RetryAfterAndUid) {
   d.uid = "u-1";
   d.retry_after_seconds = 3;
   json j = StatusJson(Status(StatusCode::kTooManyRequests, "slow down", d));
-  EXPECT_EQ(j["details"], json::parse(R"({"uid":"u-1","retryAfterSeconds":3})"));
+  EXPECT_EQ(j["details"],
+            json::parse(R"({"uid":"u-1","retryAfterSeconds":3})"));
 }
 
 TEST(ErrorsTest, TooLargeAndOptions) {
   EXPECT_EQ(RequestEntityTooLargeError(3145728).message(),
             "Request entity too large: limit is 3145728");
-  Status st = InvalidOptionsError("CreateOptions", "dryRun", "FieldValueNotSupported",
-                                  "Unsupported value: []string{\"x\"}: supported values: \"All\"");
+  Status st = InvalidOptionsError(
+      "CreateOptions", "dryRun", "FieldValueNotSupported",
+      "Unsupported value: []string{\"x\"}: supported values: \"All\"");
   EXPECT_EQ(HttpCode(st), 422);
-  EXPECT_EQ(st.message(),
-            "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: "
-            "[]string{\"x\"}: supported values: \"All\"");
+  EXPECT_EQ(
+      st.message(),
+      "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: "
+      "[]string{\"x\"}: supported values: \"All\"");
 }
 
 TEST(ErrorsTest, SuccessStatusForDeletes) {
@@ -103,8 +107,10 @@ TEST(ErrorsTest, SuccessStatusForDeletes) {
   d.name = "cm1";
   d.kind = "configmaps";
   d.uid = "abc";
-  EXPECT_EQ(SuccessStatusJson(d),
-            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success",
+  EXPECT_EQ(
+      SuccessStatusJson(d),
+      json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success",
               "details":{"name":"cm1","kind":"configmaps","uid":"abc"}})"));
 }
 

@@ -7,10 +7,9 @@
 #ifndef KMOCK_SERVER_HEALTH_H_
 #define KMOCK_SERVER_HEALTH_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace kmock::server {
 

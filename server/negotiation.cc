@@ -30,7 +30,8 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     size_t i = s.find(sep, start);
-    out.emplace_back(s.substr(start, i == std::string_view::npos ? i : i - start));
+    out.emplace_back(
+        s.substr(start, i == std::string_view::npos ? i : i - start));
     if (i == std::string_view::npos) break;
     start = i + 1;
   }
@@ -96,12 +97,14 @@ std::vector<MediaRange> ParseAccept(std::string_view accept) {
     }
     out.push_back(std::move(m));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
   return out;
 }
 
-Result<OutputFormat> NegotiateOutput(std::string_view accept, bool allow_table) {
+Result<OutputFormat> NegotiateOutput(std::string_view accept,
+                                     bool allow_table) {
   if (Trim(accept).empty()) return OutputFormat{};
   for (const MediaRange& m : ParseAccept(accept)) {
     if (m.q <= 0) continue;
@@ -139,7 +142,8 @@ DiscoveryFormat NegotiateDiscovery(std::string_view accept) {
     if (v == "v2") return DiscoveryFormat::kAggregatedV2;
     if (v == "v2beta1") v2beta1 = true;
   }
-  return v2beta1 ? DiscoveryFormat::kAggregatedV2Beta1 : DiscoveryFormat::kLegacy;
+  return v2beta1 ? DiscoveryFormat::kAggregatedV2Beta1
+                 : DiscoveryFormat::kLegacy;
 }
 
 std::string MediaType(std::string_view content_type) {
@@ -154,7 +158,8 @@ Result<json> DecodeBody(std::string_view content_type, std::string_view body) {
       return json::parse(body);
     } catch (const json::exception& e) {
       // The decoder's message, as kube-apiserver wraps it in a 400.
-      return BadRequestError(std::string("error decoding request body: ") + e.what());
+      return BadRequestError(std::string("error decoding request body: ") +
+                             e.what());
     }
   }
   if (media == "application/yaml") return YamlToJson(body);
@@ -163,15 +168,19 @@ Result<json> DecodeBody(std::string_view content_type, std::string_view body) {
 
 Result<registry::PatchType> PatchTypeOf(std::string_view content_type) {
   std::string media = MediaType(content_type);
-  if (media == "application/json-patch+json") return registry::PatchType::kJsonPatch;
-  if (media == "application/merge-patch+json") return registry::PatchType::kMergePatch;
+  if (media == "application/json-patch+json")
+    return registry::PatchType::kJsonPatch;
+  if (media == "application/merge-patch+json")
+    return registry::PatchType::kMergePatch;
   if (media == "application/strategic-merge-patch+json") {
     return registry::PatchType::kStrategicMerge;
   }
-  if (media == "application/apply-patch+yaml") return registry::PatchType::kApply;
-  return UnsupportedMediaTypeError(
-      {"application/json-patch+json", "application/merge-patch+json",
-       "application/apply-patch+yaml", "application/strategic-merge-patch+json"});
+  if (media == "application/apply-patch+yaml")
+    return registry::PatchType::kApply;
+  return UnsupportedMediaTypeError({"application/json-patch+json",
+                                    "application/merge-patch+json",
+                                    "application/apply-patch+yaml",
+                                    "application/strategic-merge-patch+json"});
 }
 
 }  // namespace kmock::server

@@ -5,9 +5,11 @@
 //   application/json, application/*, */*          JSON
 //   application/vnd.kubernetes.protobuf            answered with JSON
 //   application/yaml                               YAML
-//   ...;as=Table;g=meta.k8s.io;v=v1 (or v1beta1)   a metav1 Table (get/list/watch)
+//   ...;as=Table;g=meta.k8s.io;v=v1 (or v1beta1)   a metav1 Table
+//   (get/list/watch)
 //   ...;as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2 (or v2beta1)
-//                                                  aggregated discovery (/api, /apis)
+//                                                  aggregated discovery (/api,
+//                                                  /apis)
 // Entries are tried in q order (ties keep their order); the first one we
 // can serve wins. Nothing acceptable → 406.
 //
@@ -20,11 +22,10 @@
 #define KMOCK_SERVER_NEGOTIATION_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "registry/registry.h"
@@ -33,8 +34,8 @@ namespace kmock::server {
 
 // One entry of an Accept header, lower-cased except parameter values.
 struct MediaRange {
-  std::string type;     // "application"
-  std::string subtype;  // "json"
+  std::string type;                           // "application"
+  std::string subtype;                        // "json"
   std::map<std::string, std::string> params;  // without q
   double q = 1.0;
 };

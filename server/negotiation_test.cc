@@ -10,7 +10,8 @@ namespace {
 using nlohmann::json;
 
 constexpr char kTableAccept[] =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
+    "json;as=Table;v=v1beta1;"
     "g=meta.k8s.io,application/json";
 constexpr char kDiscovery127[] =
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
@@ -21,7 +22,8 @@ constexpr char kDiscovery130[] =
     "application/json";
 
 TEST(NegotiationTest, ParseAcceptKeepsParamsAndSortsByQ) {
-  auto ranges = ParseAccept("text/plain;q=0.5, application/json;as=Table;v=v1;g=meta.k8s.io");
+  auto ranges = ParseAccept(
+      "text/plain;q=0.5, application/json;as=Table;v=v1;g=meta.k8s.io");
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(ranges[0].subtype, "json");
   EXPECT_EQ(ranges[0].params.at("as"), "Table");
@@ -42,16 +44,18 @@ TEST(NegotiationTest, TableForGetAndListOnly) {
 }
 
 TEST(NegotiationTest, TableV1beta1WhenOnlyThatIsAsked) {
-  auto out = NegotiateOutput("application/json;as=Table;v=v1beta1;g=meta.k8s.io", true);
+  auto out = NegotiateOutput(
+      "application/json;as=Table;v=v1beta1;g=meta.k8s.io", true);
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out->table);
   EXPECT_EQ(out->table_version, "v1beta1");
 }
 
 TEST(NegotiationTest, PlainJsonProtobufWildcardAndYaml) {
-  for (const char* accept : {"application/json", "application/json, */*",
-                             "application/vnd.kubernetes.protobuf,application/json",
-                             "application/vnd.kubernetes.protobuf, */*", "*/*", ""}) {
+  for (const char* accept :
+       {"application/json", "application/json, */*",
+        "application/vnd.kubernetes.protobuf,application/json",
+        "application/vnd.kubernetes.protobuf, */*", "*/*", ""}) {
     auto out = NegotiateOutput(accept, true);
     ASSERT_TRUE(out.ok()) << accept;
     EXPECT_EQ(out->encoding, Encoding::kJson) << accept;
@@ -67,14 +71,17 @@ TEST(NegotiationTest, NothingAcceptableIs406) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), StatusCode::kNotAcceptable);
   // A Table-only Accept on a write has nothing we can send.
-  auto write = NegotiateOutput("application/json;as=Table;v=v1;g=meta.k8s.io", false);
+  auto write =
+      NegotiateOutput("application/json;as=Table;v=v1;g=meta.k8s.io", false);
   EXPECT_FALSE(write.ok());
 }
 
 TEST(NegotiationTest, DiscoveryPerKubectlVersion) {
-  EXPECT_EQ(NegotiateDiscovery(kDiscovery127), DiscoveryFormat::kAggregatedV2Beta1);
+  EXPECT_EQ(NegotiateDiscovery(kDiscovery127),
+            DiscoveryFormat::kAggregatedV2Beta1);
   EXPECT_EQ(NegotiateDiscovery(kDiscovery130), DiscoveryFormat::kAggregatedV2);
-  EXPECT_EQ(NegotiateDiscovery("application/json, */*"), DiscoveryFormat::kLegacy);
+  EXPECT_EQ(NegotiateDiscovery("application/json, */*"),
+            DiscoveryFormat::kLegacy);
   EXPECT_EQ(NegotiateDiscovery(""), DiscoveryFormat::kLegacy);
   // Parameter order does not matter.
   EXPECT_EQ(NegotiateDiscovery("application/json;as=APIGroupDiscoveryList;v=v2;"
@@ -86,27 +93,34 @@ TEST(NegotiationTest, DecodeJsonYamlAndRefuseProtobuf) {
   auto j = DecodeBody("application/json", R"({"a":1})");
   ASSERT_TRUE(j.ok());
   EXPECT_EQ((*j)["a"], 1);
-  auto y = DecodeBody("application/yaml; charset=utf-8",
-                      "kind: Pod\nspec:\n  replicas: 3\n  name: \"007\"\n  on: true\n");
+  auto y = DecodeBody(
+      "application/yaml; charset=utf-8",
+      "kind: Pod\nspec:\n  replicas: 3\n  name: \"007\"\n  on: true\n");
   ASSERT_TRUE(y.ok());
-  EXPECT_EQ(*y, (json{{"kind", "Pod"}, {"spec", {{"replicas", 3}, {"name", "007"}, {"on", true}}}}));
+  EXPECT_EQ(*y,
+            (json{{"kind", "Pod"},
+                  {"spec", {{"replicas", 3}, {"name", "007"}, {"on", true}}}}));
   auto bad = DecodeBody("application/json", "{nope");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kBadRequest);
   auto pb = DecodeBody("application/vnd.kubernetes.protobuf", "k8s\0");
   ASSERT_FALSE(pb.ok());
   EXPECT_EQ(pb.status().code(), StatusCode::kUnsupportedMediaType);
-  EXPECT_EQ(pb.status().message(),
-            "the body of the request was in an unknown format - accepted media types "
-            "include: application/json, application/yaml");
+  EXPECT_EQ(
+      pb.status().message(),
+      "the body of the request was in an unknown format - accepted media types "
+      "include: application/json, application/yaml");
 }
 
 TEST(NegotiationTest, PatchTypes) {
   EXPECT_EQ(*PatchTypeOf("application/strategic-merge-patch+json"),
             registry::PatchType::kStrategicMerge);
-  EXPECT_EQ(*PatchTypeOf("application/merge-patch+json"), registry::PatchType::kMergePatch);
-  EXPECT_EQ(*PatchTypeOf("application/json-patch+json"), registry::PatchType::kJsonPatch);
-  EXPECT_EQ(*PatchTypeOf("application/apply-patch+yaml"), registry::PatchType::kApply);
+  EXPECT_EQ(*PatchTypeOf("application/merge-patch+json"),
+            registry::PatchType::kMergePatch);
+  EXPECT_EQ(*PatchTypeOf("application/json-patch+json"),
+            registry::PatchType::kJsonPatch);
+  EXPECT_EQ(*PatchTypeOf("application/apply-patch+yaml"),
+            registry::PatchType::kApply);
   auto bad = PatchTypeOf("application/json");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kUnsupportedMediaType);
@@ -120,7 +134,10 @@ TEST(YamlJsonTest, ScalarsAndRoundTrip) {
   EXPECT_EQ((*v)["c"], "12");
   EXPECT_EQ((*v)["d"], json::array({"x", 2}));
   EXPECT_EQ((*v)["e"], -7);
-  json original = {{"name", "true"}, {"n", 3}, {"list", {1, "2", nullptr}}, {"m", {{"k", false}}}};
+  json original = {{"name", "true"},
+                   {"n", 3},
+                   {"list", {1, "2", nullptr}},
+                   {"m", {{"k", false}}}};
   auto back = YamlToJson(JsonToYaml(original));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, original);

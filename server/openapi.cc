@@ -6,11 +6,14 @@ namespace kmock::server {
 
 OpenApiDocs::OpenApiDocs(const api::Catalog* catalog, const api::Schema* schema,
                          std::string kubernetes_version)
-    : catalog_(catalog), schema_(schema), version_(std::move(kubernetes_version)) {}
+    : catalog_(catalog),
+      schema_(schema),
+      version_(std::move(kubernetes_version)) {}
 
 std::string OpenApiDocs::V3Index() {
   std::lock_guard<std::mutex> l(mu_);
-  if (!index_) index_ = api::OpenApiV3Index(*catalog_, *schema_, version_).dump();
+  if (!index_)
+    index_ = api::OpenApiV3Index(*catalog_, *schema_, version_).dump();
   return *index_;
 }
 
@@ -25,7 +28,8 @@ std::optional<std::string> OpenApiDocs::V3Document(std::string_view path) {
     version = key.substr(4);
   } else if (key.rfind("apis/", 0) == 0) {
     size_t slash = key.find('/', 5);
-    if (slash != std::string::npos && key.find('/', slash + 1) == std::string::npos) {
+    if (slash != std::string::npos &&
+        key.find('/', slash + 1) == std::string::npos) {
       group = key.substr(5, slash - 5);
       version = key.substr(slash + 1);
     }

@@ -3,16 +3,24 @@
 //
 // Resource request path shapes ({prefix} is "api/{version}" for the core
 // group or "apis/{group}/{version}"):
-//   /{prefix}/{resource}                                    list, create, deletecollection, watch
-//   /{prefix}/{resource}/{name}                             get, update, patch, delete (cluster scope)
-//   /{prefix}/{resource}/{name}/{subresource}               cluster-scoped subresource
-//   /{prefix}/namespaces/{namespace}/{resource}             namespaced collection
+//   /{prefix}/{resource}                                    list, create,
+//   deletecollection, watch
+//   /{prefix}/{resource}/{name}                             get, update, patch,
+//   delete (cluster scope)
+//   /{prefix}/{resource}/{name}/{subresource}               cluster-scoped
+//   subresource
+//   /{prefix}/namespaces/{namespace}/{resource}             namespaced
+//   collection
 //   /{prefix}/namespaces/{namespace}/{resource}/{name}      namespaced object
 //   /{prefix}/namespaces/{namespace}/{resource}/{name}/{subresource}
-//   /{prefix}/namespaces/{name}                             the Namespace object itself
-//   /{prefix}/namespaces/{name}/status | /finalize          Namespace subresources
-//   /{prefix}/watch/...                                     legacy watch prefix: any
-//                                                           collection or object path above
+//   /{prefix}/namespaces/{name}                             the Namespace
+//   object itself
+//   /{prefix}/namespaces/{name}/status | /finalize          Namespace
+//   subresources
+//   /{prefix}/watch/...                                     legacy watch
+//   prefix: any
+//                                                           collection or
+//                                                           object path above
 // Everything else (/, /api, /apis, /api/v1, /apis/{group}, /apis/{g}/{v},
 // /version, /healthz, /openapi/...) is a non-resource request.
 //

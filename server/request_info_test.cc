@@ -10,7 +10,8 @@ std::string Describe(const std::string& method, const std::string& path,
                      bool watch = false) {
   RequestInfo i = ParseRequestInfo(method, path, watch);
   if (!i.is_resource_request) return "non-resource " + i.verb;
-  std::string gv = i.api_group.empty() ? i.api_version : i.api_group + "/" + i.api_version;
+  std::string gv =
+      i.api_group.empty() ? i.api_version : i.api_group + "/" + i.api_version;
   std::string out = i.verb + " " + gv + " ns=" + i.ns + " " + i.resource;
   if (!i.name.empty()) out += "/" + i.name;
   if (!i.subresource.empty()) out += "/" + i.subresource;
@@ -19,10 +20,12 @@ std::string Describe(const std::string& method, const std::string& path,
 
 TEST(RequestInfoTest, CoreAndGroupedCollections) {
   EXPECT_EQ(Describe("GET", "/api/v1/pods"), "list v1 ns= pods");
-  EXPECT_EQ(Describe("GET", "/api/v1/namespaces/default/pods"), "list v1 ns=default pods");
+  EXPECT_EQ(Describe("GET", "/api/v1/namespaces/default/pods"),
+            "list v1 ns=default pods");
   EXPECT_EQ(Describe("GET", "/apis/apps/v1/namespaces/default/deployments"),
             "list apps/v1 ns=default deployments");
-  EXPECT_EQ(Describe("GET", "/apis/apps/v1/deployments"), "list apps/v1 ns= deployments");
+  EXPECT_EQ(Describe("GET", "/apis/apps/v1/deployments"),
+            "list apps/v1 ns= deployments");
   EXPECT_EQ(Describe("POST", "/api/v1/namespaces/default/pods"),
             "create v1 ns=default pods");
   EXPECT_EQ(Describe("DELETE", "/api/v1/namespaces/default/pods"),
@@ -44,11 +47,13 @@ TEST(RequestInfoTest, Objects) {
 TEST(RequestInfoTest, Subresources) {
   EXPECT_EQ(Describe("GET", "/api/v1/namespaces/default/pods/p1/log"),
             "get v1 ns=default pods/p1/log");
-  EXPECT_EQ(Describe("PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale"),
+  EXPECT_EQ(Describe("PATCH",
+                     "/apis/apps/v1/namespaces/default/deployments/web/scale"),
             "patch apps/v1 ns=default deployments/web/scale");
   EXPECT_EQ(Describe("POST", "/api/v1/namespaces/default/pods/p1/binding"),
             "create v1 ns=default pods/p1/binding");
-  EXPECT_EQ(Describe("PUT", "/api/v1/nodes/n1/status"), "update v1 ns= nodes/n1/status");
+  EXPECT_EQ(Describe("PUT", "/api/v1/nodes/n1/status"),
+            "update v1 ns= nodes/n1/status");
 }
 
 TEST(RequestInfoTest, NamespaceObjectItself) {
@@ -71,7 +76,8 @@ TEST(RequestInfoTest, Watch) {
             "watch v1 ns=default pods");
   EXPECT_EQ(Describe("GET", "/apis/apps/v1/watch/deployments"),
             "watch apps/v1 ns= deployments");
-  RequestInfo one = ParseRequestInfo("GET", "/api/v1/watch/namespaces/default/pods/p1", false);
+  RequestInfo one = ParseRequestInfo(
+      "GET", "/api/v1/watch/namespaces/default/pods/p1", false);
   EXPECT_TRUE(one.legacy_watch);
   EXPECT_EQ(one.verb, "watch");
   EXPECT_EQ(one.name, "p1");
@@ -96,10 +102,12 @@ TEST(RequestInfoTest, NonResourcePaths) {
 }
 
 TEST(RequestInfoTest, PartsAndTrailingSlashes) {
-  RequestInfo i = ParseRequestInfo("GET", "/api/v1/namespaces/default/pods/p1/proxy/a/b", false);
+  RequestInfo i = ParseRequestInfo(
+      "GET", "/api/v1/namespaces/default/pods/p1/proxy/a/b", false);
   EXPECT_EQ(i.parts.size(), 5u);
   EXPECT_EQ(i.subresource, "proxy");
-  EXPECT_EQ(Describe("GET", "/api/v1/namespaces/default/pods/"), "list v1 ns=default pods");
+  EXPECT_EQ(Describe("GET", "/api/v1/namespaces/default/pods/"),
+            "list v1 ns=default pods");
 }
 
 }  // namespace

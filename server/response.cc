@@ -8,8 +8,9 @@ namespace kmock::server {
 void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
                const std::string& content_type) {
   res.status = code;
-  res.set_content(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  content_type);
+  res.set_content(
+      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      content_type);
 }
 
 void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,
@@ -40,7 +41,8 @@ std::string WarningHeaderValue(std::string_view text) {
   return out;
 }
 
-void AddWarnings(httplib::Response& res, const std::vector<std::string>& warnings) {
+void AddWarnings(httplib::Response& res,
+                 const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) {
     res.headers.emplace("Warning", WarningHeaderValue(w));
   }

@@ -7,11 +7,10 @@
 
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "server/negotiation.h"
@@ -27,7 +26,8 @@ void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,
 // The Status as kube-apiserver's error answer (always JSON).
 void WriteError(httplib::Response& res, const Status& status);
 // One `Warning: 299 - "<text>"` header per warning.
-void AddWarnings(httplib::Response& res, const std::vector<std::string>& warnings);
+void AddWarnings(httplib::Response& res,
+                 const std::vector<std::string>& warnings);
 // The Warning header value for one text.
 std::string WarningHeaderValue(std::string_view text);
 

@@ -46,10 +46,18 @@ bool IsWrite(const std::string& verb) {
          verb == "delete" || verb == "deletecollection";
 }
 
+// A too-large body up to this size is read and thrown away, so that the
+// client reads the 413 rather than a reset connection; past it the
+// connection is closed unread.
+constexpr size_t kDrainLimit = 64 * 1024 * 1024;
+
 // Reads the body, refusing more than `max` bytes (from Content-Length before
-// reading when it is given).
+// reading when it is given). Sets *must_close when the rest of the body was
+// left unread.
 Result<std::string> ReadBody(const httplib::Request& req,
-                             const httplib::ContentReader* reader, size_t max) {
+                             const httplib::ContentReader* reader, size_t max,
+                             bool* must_close) {
+  *must_close = false;
   if (reader == nullptr) {
     if (req.body.size() > max) return RequestEntityTooLargeError(max);
     return req.body;
@@ -58,19 +66,26 @@ Result<std::string> ReadBody(const httplib::Request& req,
   if (!length.empty()) {
     char* end = nullptr;
     unsigned long long n = std::strtoull(length.c_str(), &end, 10);
-    if (end != nullptr && *end == '\0' && n > max) return RequestEntityTooLargeError(max);
+    if (end != nullptr && *end == '\0' && n > max) {
+      if (n <= kDrainLimit) {
+        // The library discards a body over its payload limit while reading.
+        (*reader)([](const char*, size_t) { return true; });
+      } else {
+        *must_close = true;
+      }
+      return RequestEntityTooLargeError(max);
+    }
   }
   std::string body;
-  bool too_large = false;
+  size_t total = 0;
   bool ok = (*reader)([&](const char* data, size_t n) {
-    if (body.size() + n > max) {
-      too_large = true;
-      return false;
-    }
-    body.append(data, n);
+    total += n;
+    if (total > kDrainLimit) return false;
+    if (total <= max) body.append(data, n);
     return true;
   });
-  if (too_large) return RequestEntityTooLargeError(max);
+  if (!ok) *must_close = true;
+  if (total > max) return RequestEntityTooLargeError(max);
   if (!ok) return BadRequestError("the request body could not be read");
   return body;
 }
@@ -85,16 +100,18 @@ std::string ServerAddress(const httplib::Request& req) {
 
 void Router::Serve(const httplib::Request& req, httplib::Response& res,
                    const httplib::ContentReader* reader) const {
-  Result<std::optional<registry::UserInfo>> user =
-      config_.authn->Authenticate(req.ssl, req.get_header_value("Authorization"));
+  Result<std::optional<registry::UserInfo>> user = config_.authn->Authenticate(
+      req.ssl, req.get_header_value("Authorization"));
   if (!user.ok()) return WriteError(res, user.status());
   if (!user->has_value() && !IsPublicPath(req.path)) {
     return WriteError(res, UnauthorizedError());
   }
 
-  bool watch_param = req.has_param("watch") && IsTrueParam(req.get_param_value("watch"));
+  bool watch_param =
+      req.has_param("watch") && IsTrueParam(req.get_param_value("watch"));
   RequestInfo info = ParseRequestInfo(req.method, req.path, watch_param);
-  if (info.is_resource_request) return ServeResource(req, res, reader, std::move(info), **user);
+  if (info.is_resource_request)
+    return ServeResource(req, res, reader, std::move(info), **user);
   if (req.method != "GET" && req.method != "HEAD") {
     return WriteError(res, MethodNotAllowedError());
   }
@@ -126,16 +143,19 @@ void Router::ServeNonResource(const httplib::Request& req,
     std::optional<std::string> doc =
         config_.openapi->V3Document(std::string_view(path).substr(12));
     if (!doc) return WriteError(res, NotFoundPathError());
-    if (req.has_param("hash")) res.set_header("Cache-Control", "public, immutable");
+    if (req.has_param("hash"))
+      res.set_header("Cache-Control", "public, immutable");
     return res.set_content(*doc, "application/json");
   }
   if (path == "/openapi/v2") {
-    return res.set_content(config_.openapi->V2Protobuf(), kOpenApiV2ContentType);
+    return res.set_content(config_.openapi->V2Protobuf(),
+                           kOpenApiV2ContentType);
   }
   ServeDiscovery(req, res);
 }
 
-void Router::ServeDiscovery(const httplib::Request& req, httplib::Response& res) const {
+void Router::ServeDiscovery(const httplib::Request& req,
+                            httplib::Response& res) const {
   const api::Catalog& catalog = *config_.catalog;
   std::string path = req.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -147,7 +167,8 @@ void Router::ServeDiscovery(const httplib::Request& req, httplib::Response& res)
         return WriteJson(res, 200, AggregatedDiscovery(catalog, core, "v2"),
                          AggregatedContentType("v2"));
       case DiscoveryFormat::kAggregatedV2Beta1:
-        return WriteJson(res, 200, AggregatedDiscovery(catalog, core, "v2beta1"),
+        return WriteJson(res, 200,
+                         AggregatedDiscovery(catalog, core, "v2beta1"),
                          AggregatedContentType("v2beta1"));
       case DiscoveryFormat::kLegacy:
         break;
@@ -163,7 +184,8 @@ void Router::ServeDiscovery(const httplib::Request& req, httplib::Response& res)
     doc = ApiResourceList(catalog, "", info.api_version);
   } else if (info.api_prefix == "apis" && !info.api_group.empty()) {
     doc = ApiResourceList(catalog, info.api_group, info.api_version);
-  } else if (path.rfind("/apis/", 0) == 0 && path.find('/', 6) == std::string::npos) {
+  } else if (path.rfind("/apis/", 0) == 0 &&
+             path.find('/', 6) == std::string::npos) {
     doc = ApiGroup(catalog, path.substr(6));
   }
   if (doc.is_null()) return WriteError(res, NotFoundPathError());
@@ -171,7 +193,8 @@ void Router::ServeDiscovery(const httplib::Request& req, httplib::Response& res)
 }
 
 void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
-                           const httplib::ContentReader* reader, RequestInfo info,
+                           const httplib::ContentReader* reader,
+                           RequestInfo info,
                            const registry::UserInfo& user) const {
   const api::ResourceInfo* resource = FindResource(*config_.catalog, info);
   if (resource == nullptr || info.parts.size() > 3) {
@@ -180,8 +203,10 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   if (!resource->namespaced) {
     // /api/v1/namespaces/<name> addresses the Namespace itself; any other
     // namespace prefix on a cluster-scoped resource does not exist.
-    bool namespace_object = info.resource == "namespaces" && info.ns == info.name;
-    if (!info.ns.empty() && !namespace_object) return WriteError(res, NotFoundPathError());
+    bool namespace_object =
+        info.resource == "namespaces" && info.ns == info.name;
+    if (!info.ns.empty() && !namespace_object)
+      return WriteError(res, NotFoundPathError());
     info.ns.clear();
   }
   const std::vector<std::string>* verbs = VerbsOf(*resource, info.subresource);
@@ -190,18 +215,20 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
     return WriteError(res, MethodNotAllowedError());
   }
 
-  bool readable = info.verb == "get" || info.verb == "list" || info.verb == "watch";
-  Result<OutputFormat> output = NegotiateOutput(req.get_header_value("Accept"), readable);
+  bool readable =
+      info.verb == "get" || info.verb == "list" || info.verb == "watch";
+  Result<OutputFormat> output =
+      NegotiateOutput(req.get_header_value("Accept"), readable);
   if (!output.ok()) return WriteError(res, output.status());
 
   std::string body;
   if (IsWrite(info.verb)) {
-    Result<std::string> read = ReadBody(req, reader, config_.max_request_body_bytes);
-    if (!read.ok()) {
-      // The rest of the body was not read: do not reuse the connection.
-      res.set_header("Connection", "close");
-      return WriteError(res, read.status());
-    }
+    bool must_close = false;
+    Result<std::string> read =
+        ReadBody(req, reader, config_.max_request_body_bytes, &must_close);
+    // A body left unread must not be parsed as the next request.
+    if (must_close) res.set_header("Connection", "close");
+    if (!read.ok()) return WriteError(res, read.status());
     body = std::move(read).value();
   }
 

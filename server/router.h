@@ -48,11 +48,13 @@ class Router {
              const httplib::ContentReader* reader) const;
 
  private:
-  void ServeNonResource(const httplib::Request& req, httplib::Response& res) const;
+  void ServeNonResource(const httplib::Request& req,
+                        httplib::Response& res) const;
   void ServeResource(const httplib::Request& req, httplib::Response& res,
                      const httplib::ContentReader* reader, RequestInfo info,
                      const registry::UserInfo& user) const;
-  void ServeDiscovery(const httplib::Request& req, httplib::Response& res) const;
+  void ServeDiscovery(const httplib::Request& req,
+                      httplib::Response& res) const;
 
   RouterConfig config_;
 };

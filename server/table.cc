@@ -8,7 +8,8 @@ using nlohmann::json;
 // Used when a resource declares no columns: name and creation time.
 std::vector<api::PrinterColumn> DefaultColumns() {
   return {
-      {"Name", "string", "name", "The unique name of the object in its scope.", 0},
+      {"Name", "string", "name", "The unique name of the object in its scope.",
+       0},
       {"Created At", "date", "", "When the object was created.", 0},
   };
 }
@@ -34,8 +35,10 @@ json Cells(const api::ResourceInfo& res, const json& obj, TimePoint now) {
     for (json& cell : res.cells(obj, now)) out.push_back(std::move(cell));
     return out;
   }
-  const json& meta = obj.contains("metadata") ? obj["metadata"] : json::object();
-  return json::array({meta.value("name", ""), meta.value("creationTimestamp", "")});
+  const json& meta =
+      obj.contains("metadata") ? obj["metadata"] : json::object();
+  return json::array(
+      {meta.value("name", ""), meta.value("creationTimestamp", "")});
 }
 
 json Row(const api::ResourceInfo& res, const json& obj, TimePoint now,
@@ -45,13 +48,18 @@ json Row(const api::ResourceInfo& res, const json& obj, TimePoint now,
     case IncludeObject::kNone:
       break;
     case IncludeObject::kObject:
+      // List items may omit their type; an embedded object must carry it
+      // (kubectl decodes it to sort rows).
       row["object"] = obj;
+      if (!obj.contains("kind")) row["object"]["kind"] = res.kind;
+      if (!obj.contains("apiVersion"))
+        row["object"]["apiVersion"] = res.ApiVersion();
       break;
     case IncludeObject::kMetadata:
-      row["object"] = {
-          {"kind", "PartialObjectMetadata"},
-          {"apiVersion", "meta.k8s.io/" + opts.version},
-          {"metadata", obj.contains("metadata") ? obj["metadata"] : json::object()}};
+      row["object"] = {{"kind", "PartialObjectMetadata"},
+                       {"apiVersion", "meta.k8s.io/" + opts.version},
+                       {"metadata", obj.contains("metadata") ? obj["metadata"]
+                                                             : json::object()}};
       break;
   }
   return row;
@@ -71,8 +79,9 @@ Result<IncludeObject> ParseIncludeObject(std::string_view value) {
   if (value.empty() || value == "Metadata") return IncludeObject::kMetadata;
   if (value == "Object") return IncludeObject::kObject;
   if (value == "None") return IncludeObject::kNone;
-  return BadRequestError("includeObject must be one of None, Metadata, Object; got \"" +
-                         std::string(value) + "\"");
+  return BadRequestError(
+      "includeObject must be one of None, Metadata, Object; got \"" +
+      std::string(value) + "\"");
 }
 
 json ListToTable(const api::ResourceInfo& res, const json& list, TimePoint now,
@@ -80,7 +89,8 @@ json ListToTable(const api::ResourceInfo& res, const json& list, TimePoint now,
   json table = EmptyTable(res, opts);
   if (list.contains("metadata") && list["metadata"].is_object()) {
     const json& meta = list["metadata"];
-    for (const char* key : {"resourceVersion", "continue", "remainingItemCount"}) {
+    for (const char* key :
+         {"resourceVersion", "continue", "remainingItemCount"}) {
       if (meta.contains(key)) table["metadata"][key] = meta[key];
     }
   }

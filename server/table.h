@@ -10,10 +10,9 @@
 #ifndef KMOCK_SERVER_TABLE_H_
 #define KMOCK_SERVER_TABLE_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resource.h"
 #include "common/clock.h"

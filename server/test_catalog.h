@@ -16,7 +16,8 @@ namespace kmock::server::testing {
 
 inline const std::vector<std::string>& AllVerbs() {
   static const std::vector<std::string> kVerbs = {
-      "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
+      "create", "delete", "deletecollection", "get",
+      "list",   "patch",  "update",           "watch"};
   return kVerbs;
 }
 
@@ -42,8 +43,10 @@ inline api::ResourceInfo MakePods() {
   r.cells = [](const nlohmann::json& obj, TimePoint) {
     std::vector<nlohmann::json> cells;
     cells.push_back(obj["metadata"].value("name", ""));
-    cells.push_back(obj.contains("status") ? obj["status"].value("phase", "") : "");
-    cells.push_back(obj.contains("spec") ? obj["spec"].value("nodeName", "") : "");
+    cells.push_back(obj.contains("status") ? obj["status"].value("phase", "")
+                                           : "");
+    cells.push_back(obj.contains("spec") ? obj["spec"].value("nodeName", "")
+                                         : "");
     return cells;
   };
   return r;
@@ -74,8 +77,9 @@ inline api::ResourceInfo MakeDeployments() {
   r.short_names = {"deploy"};
   r.categories = {"all"};
   r.verbs = AllVerbs();
-  r.subresources = {{"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
-                    {"status", "", "", "", {"get", "patch", "update"}}};
+  r.subresources = {
+      {"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
+      {"status", "", "", "", {"get", "patch", "update"}}};
   return r;
 }
 
@@ -94,10 +98,14 @@ inline api::ResourceInfo MakeWidgets(const std::string& version) {
 
 inline const api::Catalog& TestCatalog() {
   static const api::ResourceInfo* pods = new api::ResourceInfo(MakePods());
-  static const api::ResourceInfo* namespaces = new api::ResourceInfo(MakeNamespaces());
-  static const api::ResourceInfo* deployments = new api::ResourceInfo(MakeDeployments());
-  static const api::ResourceInfo* widgets_beta = new api::ResourceInfo(MakeWidgets("v1beta1"));
-  static const api::ResourceInfo* widgets = new api::ResourceInfo(MakeWidgets("v1"));
+  static const api::ResourceInfo* namespaces =
+      new api::ResourceInfo(MakeNamespaces());
+  static const api::ResourceInfo* deployments =
+      new api::ResourceInfo(MakeDeployments());
+  static const api::ResourceInfo* widgets_beta =
+      new api::ResourceInfo(MakeWidgets("v1beta1"));
+  static const api::ResourceInfo* widgets =
+      new api::ResourceInfo(MakeWidgets("v1"));
   static const api::Catalog* catalog = [] {
     auto* c = new api::Catalog();
     c->Add(pods);

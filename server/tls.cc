@@ -34,7 +34,8 @@ Status TlsError(const std::string& what) {
 }  // namespace
 
 Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
-                    const std::string& key_pem, const std::string& client_ca_pem) {
+                    const std::string& key_pem,
+                    const std::string& client_ca_pem) {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION |
                                SSL_OP_NO_SESSION_RESUMPTION_ON_RENEGOTIATION);
@@ -46,7 +47,8 @@ Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
   int ok = SSL_CTX_use_certificate(ctx, leaf);
   X509_free(leaf);
   if (ok != 1) return TlsError("using the serving certificate");
-  while (X509* extra = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+  while (X509* extra =
+             PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
     if (SSL_CTX_add0_chain_cert(ctx, extra) != 1) {
       X509_free(extra);
       return TlsError("adding a chain certificate");
@@ -55,7 +57,8 @@ Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
   ERR_clear_error();  // the loop above ends on a "no start line" error
 
   UniqueBio key_bio = MemBio(key_pem);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+  EVP_PKEY* key =
+      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
   if (key == nullptr) return TlsError("reading the serving key");
   ok = SSL_CTX_use_PrivateKey(ctx, key);
   EVP_PKEY_free(key);
@@ -69,7 +72,8 @@ Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
     STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
     UniqueBio ca_bio = MemBio(client_ca_pem);
     int count = 0;
-    while (X509* ca = PEM_read_bio_X509(ca_bio.get(), nullptr, nullptr, nullptr)) {
+    while (X509* ca =
+               PEM_read_bio_X509(ca_bio.get(), nullptr, nullptr, nullptr)) {
       X509_STORE_add_cert(store, ca);
       sk_X509_NAME_push(names, X509_NAME_dup(X509_get_subject_name(ca)));
       X509_free(ca);
@@ -84,7 +88,8 @@ Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
     // Ask for a certificate and verify one if given; do not require it.
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
     static const unsigned char kSessionContext[] = "kubemock";
-    SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof(kSessionContext) - 1);
+    SSL_CTX_set_session_id_context(ctx, kSessionContext,
+                                   sizeof(kSessionContext) - 1);
   }
   return Status::Ok();
 }

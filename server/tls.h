@@ -20,7 +20,8 @@ namespace kmock::server {
 // Loads cert/key/CA from PEM strings into ctx. `client_ca_pem` may be empty
 // (then no client certificate is asked for).
 Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
-                    const std::string& key_pem, const std::string& client_ca_pem);
+                    const std::string& key_pem,
+                    const std::string& client_ca_pem);
 
 }  // namespace kmock::server
 

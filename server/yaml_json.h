@@ -9,10 +9,9 @@
 #ifndef KMOCK_SERVER_YAML_JSON_H_
 #define KMOCK_SERVER_YAML_JSON_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 

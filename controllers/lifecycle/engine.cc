@@ -24,11 +24,12 @@ std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // The spec entry of a container by name, from containers or initContainers.
 const json* SpecContainer(const json& pod, const ContainerRuntime& c) {
-  const json& spec = pod.value("spec", json::object());
-  auto list = spec.find(c.init ? "initContainers" : "containers");
-  if (list == spec.end() || !list->is_array()) return nullptr;
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return nullptr;
+  auto list = spec->find(c.init ? "initContainers" : "containers");
+  if (list == spec->end() || !list->is_array()) return nullptr;
   for (const auto& sc : *list) {
-    if (sc.value("name", "") == c.name) return &sc;
+    if (sc.is_object() && sc.value("name", "") == c.name) return &sc;
   }
   return nullptr;
 }
@@ -56,9 +57,9 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
       break;
     }
     default:
-      state["waiting"] = {
-          {"reason", (!c.init && init_pending) || c.init ? "PodInitializing"
-                                                         : "ContainerCreating"}};
+      state["waiting"] = {{"reason", (!c.init && init_pending) || c.init
+                                         ? "PodInitializing"
+                                         : "ContainerCreating"}};
       break;
   }
   s["state"] = state;
@@ -153,11 +154,11 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
     case Action::kImagePulled: {
       if (c == nullptr || c->step != Step::kPulling) break;
       std::string d = GoDurationMs(c->pull_ms);
-      events.push_back(Normal(
-          *c, "Pulled",
-          "Successfully pulled image " + Quoted(c->image) + " in " + d + " (" +
-              d + " including waiting). Image size: " +
-              std::to_string(c->image_size) + " bytes."));
+      events.push_back(Normal(*c, "Pulled",
+                              "Successfully pulled image " + Quoted(c->image) +
+                                  " in " + d + " (" + d +
+                                  " including waiting). Image size: " +
+                                  std::to_string(c->image_size) + " bytes."));
       c->step = Step::kPulled;
       c->image_present = true;
       break;
@@ -219,7 +220,8 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   bool any_app = false;
   json init_statuses = json::array(), statuses = json::array();
   for (const auto& c : rt.containers) {
-    if (c.init && c.step != Step::kTerminated) init_incomplete.push_back(c.name);
+    if (c.init && c.step != Step::kTerminated)
+      init_incomplete.push_back(c.name);
   }
   for (const auto& c : rt.containers) {
     json cs = ContainerStatus(pod, c, !init_incomplete.empty());
@@ -235,14 +237,14 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   }
 
   std::vector<Cond> conds;
-  conds.push_back({"PodReadyToStartContainers", rt.killed ? "False" : "True",
-                   "", ""});
+  conds.push_back(
+      {"PodReadyToStartContainers", rt.killed ? "False" : "True", "", ""});
   if (init_incomplete.empty()) {
     conds.push_back({"Initialized", "True", "", ""});
   } else {
-    conds.push_back({"Initialized", "False", "ContainersNotInitialized",
-                     "containers with incomplete status: " +
-                         NameList(init_incomplete)});
+    conds.push_back(
+        {"Initialized", "False", "ContainersNotInitialized",
+         "containers with incomplete status: " + NameList(init_incomplete)});
   }
   if (unready.empty() && any_app) {
     conds.push_back({"Ready", "True", "", ""});
@@ -259,7 +261,8 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   }
   json out_conds = json::array();
   for (const auto& c : conds) {
-    json cj = {{"type", c.type}, {"status", c.status}, {"lastProbeTime", nullptr}};
+    json cj = {
+        {"type", c.type}, {"status", c.status}, {"lastProbeTime", nullptr}};
     auto it = existing.find(c.type);
     cj["lastTransitionTime"] =
         (it != existing.end() && it->second.value("status", "") == c.status &&

@@ -6,10 +6,9 @@
 #ifndef KMOCK_CONTROLLERS_LIFECYCLE_ENGINE_H_
 #define KMOCK_CONTROLLERS_LIFECYCLE_ENGINE_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "controllers/lifecycle/runtime.h"
@@ -19,8 +18,8 @@ namespace kmock::controllers::lifecycle {
 
 // An event the kubelet records about the pod.
 struct EventSpec {
-  std::string type;        // Normal, Warning
-  std::string reason;      // Pulling, Pulled, Created, Started, Killing
+  std::string type;    // Normal, Warning
+  std::string reason;  // Pulling, Pulled, Created, Started, Killing
   std::string message;
   std::string field_path;  // "spec.containers{c1}"
   bool operator==(const EventSpec&) const = default;

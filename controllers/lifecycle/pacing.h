@@ -17,10 +17,11 @@ struct StagePacing {
   std::chrono::milliseconds pull{0};     // image download
   std::chrono::milliseconds create{0};   // container created
   std::chrono::milliseconds start{0};    // container process started
-  std::chrono::milliseconds init_run{0}; // an init container runs to completion
-  std::chrono::milliseconds ready{0};    // containers report ready
-  std::chrono::milliseconds kill{0};     // graceful stop after a delete
-  std::chrono::milliseconds remove{0};   // kubelet removes the object
+  std::chrono::milliseconds init_run{
+      0};                               // an init container runs to completion
+  std::chrono::milliseconds ready{0};   // containers report ready
+  std::chrono::milliseconds kill{0};    // graceful stop after a delete
+  std::chrono::milliseconds remove{0};  // kubelet removes the object
   double jitter = 0;
 
   // A pacing where every step takes `step` (used by --pace).

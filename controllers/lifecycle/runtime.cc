@@ -6,8 +6,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kStepNames[] = {"Waiting", "Pulling",  "Pulled",
-                                      "Created", "Running",  "Terminated"};
+constexpr const char* kStepNames[] = {"Waiting", "Pulling", "Pulled",
+                                      "Created", "Running", "Terminated"};
 
 std::string TimeOrEmpty(TimePoint t) {
   return t == TimePoint{} ? "" : FormatRfc3339(t);
@@ -39,8 +39,9 @@ bool ParseStep(const std::string& name, Step* out) {
 int PodRuntime::CurrentContainer() const {
   for (size_t i = 0; i < containers.size(); ++i) {
     const auto& c = containers[i];
-    bool done = c.init ? c.step == Step::kTerminated
-                       : (c.step == Step::kRunning || c.step == Step::kTerminated);
+    bool done = c.init
+                    ? c.step == Step::kTerminated
+                    : (c.step == Step::kRunning || c.step == Step::kTerminated);
     if (!done) return static_cast<int>(i);
   }
   return -1;
@@ -51,7 +52,8 @@ json ToJson(const PodRuntime& rt) {
   if (rt.sandbox) j["sandbox"] = true;
   if (!rt.host_ip.empty()) j["hostIP"] = rt.host_ip;
   if (!rt.pod_ip.empty()) j["podIP"] = rt.pod_ip;
-  if (rt.start_time != TimePoint{}) j["startTime"] = FormatRfc3339(rt.start_time);
+  if (rt.start_time != TimePoint{})
+    j["startTime"] = FormatRfc3339(rt.start_time);
   if (rt.ready) j["ready"] = true;
   if (rt.killed) j["killed"] = true;
   j["containers"] = json::array();
@@ -68,7 +70,8 @@ json ToJson(const PodRuntime& rt) {
                {"step", StepName(c.step)}};
     if (c.init) cj["init"] = true;
     if (c.image_present) cj["imagePresent"] = true;
-    if (c.started_at != TimePoint{}) cj["startedAt"] = TimeOrEmpty(c.started_at);
+    if (c.started_at != TimePoint{})
+      cj["startedAt"] = TimeOrEmpty(c.started_at);
     if (c.finished_at != TimePoint{}) {
       cj["finishedAt"] = TimeOrEmpty(c.finished_at);
     }

@@ -11,17 +11,23 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "common/status.h"
 
 namespace kmock::controllers::lifecycle {
 
-enum class Step { kWaiting, kPulling, kPulled, kCreated, kRunning, kTerminated };
+enum class Step {
+  kWaiting,
+  kPulling,
+  kPulled,
+  kCreated,
+  kRunning,
+  kTerminated
+};
 
 const char* StepName(Step s);
 bool ParseStep(const std::string& name, Step* out);
@@ -29,10 +35,11 @@ bool ParseStep(const std::string& name, Step* out);
 struct ContainerRuntime {
   std::string name;
   bool init = false;
-  std::string image;        // as the spec writes it: "nginx"
-  std::string image_ref;    // as containerd reports it: "docker.io/library/nginx:latest"
-  std::string image_id;     // "docker.io/library/nginx@sha256:<64 hex>"
-  int64_t image_size = 0;   // bytes
+  std::string image;  // as the spec writes it: "nginx"
+  std::string
+      image_ref;  // as containerd reports it: "docker.io/library/nginx:latest"
+  std::string image_id;        // "docker.io/library/nginx@sha256:<64 hex>"
+  int64_t image_size = 0;      // bytes
   bool image_present = false;  // already on the node before this pod
   std::string pull_policy;     // Always, IfNotPresent, Never
   int64_t pull_ms = 0;         // what the Pulled message reports

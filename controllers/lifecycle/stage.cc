@@ -120,34 +120,60 @@ std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng) {
 std::vector<Stage> DefaultStages(const StagePacing& p) {
   const std::string kNotDeleting = "pod.metadata.deletionTimestamp";
   std::vector<Stage> s = {
-      {"pod-remove", {Req("runtime.killed", "In", {"true"})}, p.remove, 0,
+      {"pod-remove",
+       {Req("runtime.killed", "In", {"true"})},
+       p.remove,
+       0,
        Action::kDelete},
       {"pod-kill",
        {Req(kNotDeleting, "Exists"), Req("runtime.killed", "DoesNotExist")},
-       p.kill, 0, Action::kKill},
+       p.kill,
+       0,
+       Action::kKill},
       {"pod-sandbox",
-       {Req(kNotDeleting, "DoesNotExist"), Req("runtime.sandbox", "DoesNotExist")},
-       p.sandbox, 0, Action::kCreateSandbox},
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("runtime.sandbox", "DoesNotExist")},
+       p.sandbox,
+       0,
+       Action::kCreateSandbox},
       {"image-pull",
-       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Waiting"})},
-       std::chrono::milliseconds(0), 0, Action::kPullImage},
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Waiting"})},
+       std::chrono::milliseconds(0),
+       0,
+       Action::kPullImage},
       {"image-pulled",
-       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Pulling"})},
-       p.pull, 0, Action::kImagePulled},
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Pulling"})},
+       p.pull,
+       0,
+       Action::kImagePulled},
       {"container-create",
-       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Pulled"})},
-       p.create, 0, Action::kCreateContainer},
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Pulled"})},
+       p.create,
+       0,
+       Action::kCreateContainer},
       {"container-start",
-       {Req(kNotDeleting, "DoesNotExist"), Req("container.step", "In", {"Created"})},
-       p.start, 0, Action::kStartContainer},
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Created"})},
+       p.start,
+       0,
+       Action::kStartContainer},
       {"init-complete",
-       {Req(kNotDeleting, "DoesNotExist"), Req("container.init", "In", {"true"}),
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.init", "In", {"true"}),
         Req("container.step", "In", {"Running"})},
-       p.init_run, 0, Action::kCompleteInit},
+       p.init_run,
+       0,
+       Action::kCompleteInit},
       {"pod-ready",
-       {Req(kNotDeleting, "DoesNotExist"), Req("runtime.sandbox", "In", {"true"}),
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("runtime.sandbox", "In", {"true"}),
         Req("container", "DoesNotExist"), Req("runtime.ready", "DoesNotExist")},
-       p.ready, 0, Action::kMarkReady},
+       p.ready,
+       0,
+       Action::kMarkReady},
   };
   for (auto& st : s) st.jitter = p.jitter;
   return s;
@@ -170,12 +196,12 @@ Result<std::vector<Stage>> ParseStages(const json& j) {
       return Status(StatusCode::kInvalid, where + ".name: required");
     }
     if (!ParseAction(e.value("action", ""), &s.action)) {
-      return Status(StatusCode::kInvalid,
-                    where + ".action: unknown action \"" +
-                        e.value("action", "") + "\"");
+      return Status(StatusCode::kInvalid, where + ".action: unknown action \"" +
+                                              e.value("action", "") + "\"");
     }
     if (e.contains("delayMs")) {
-      if (!e["delayMs"].is_number_integer() || e["delayMs"].get<int64_t>() < 0) {
+      if (!e["delayMs"].is_number_integer() ||
+          e["delayMs"].get<int64_t>() < 0) {
         return Status(StatusCode::kInvalid,
                       where + ".delayMs: must be a non-negative integer");
       }
@@ -193,12 +219,12 @@ Result<std::vector<Stage>> ParseStages(const json& j) {
       Requirement r;
       r.path = sel[k].value("path", "");
       r.op = sel[k].value("op", "");
-      if (r.path.empty() ||
-          (r.op != "Exists" && r.op != "DoesNotExist" && r.op != "In" &&
-           r.op != "NotIn")) {
-        return Status(StatusCode::kInvalid,
-                      where + ".selector[" + std::to_string(k) +
-                          "]: needs a path and op Exists, DoesNotExist, In or NotIn");
+      if (r.path.empty() || (r.op != "Exists" && r.op != "DoesNotExist" &&
+                             r.op != "In" && r.op != "NotIn")) {
+        return Status(
+            StatusCode::kInvalid,
+            where + ".selector[" + std::to_string(k) +
+                "]: needs a path and op Exists, DoesNotExist, In or NotIn");
       }
       for (const auto& v : sel[k].value("values", json::array())) {
         r.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());

@@ -14,10 +14,9 @@
 #define KMOCK_CONTROLLERS_LIFECYCLE_STAGE_H_
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/rng.h"
 #include "common/status.h"

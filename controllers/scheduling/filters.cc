@@ -95,9 +95,8 @@ bool MatchesRequirement(const json& requirement, const json& labels) {
   std::string op = Str(requirement, "operator");
   const json& values = requirement.value("values", json::array());
   bool has = labels.is_object() && labels.contains(key);
-  std::string value = has && labels[key].is_string()
-                          ? labels[key].get<std::string>()
-                          : "";
+  std::string value =
+      has && labels[key].is_string() ? labels[key].get<std::string>() : "";
   auto in_values = [&] {
     for (const auto& v : values) {
       if (v.is_string() && v.get<std::string>() == value) return true;
@@ -159,8 +158,8 @@ std::optional<FilterFailure> CheckTaints(const json& pod, const json& node) {
   for (const auto& taint : EffectiveTaints(node)) {
     if (!HardEffect(Str(taint, "effect"))) continue;
     if (ToleratesAny(tolerations, taint)) continue;
-    return FilterFailure{{"node(s) had untolerated taint {" + Str(taint, "key") +
-                          ": " + Str(taint, "value") + "}"},
+    return FilterFailure{{"node(s) had untolerated taint {" +
+                          Str(taint, "key") + ": " + Str(taint, "value") + "}"},
                          false};
   }
   return std::nullopt;
@@ -182,8 +181,7 @@ std::optional<FilterFailure> CheckResources(const Resources& request,
       request.milli_cpu > allocatable.milli_cpu - used.milli_cpu) {
     f.reasons.push_back("Insufficient cpu");
   }
-  if (request.memory > 0 &&
-      request.memory > allocatable.memory - used.memory) {
+  if (request.memory > 0 && request.memory > allocatable.memory - used.memory) {
     f.reasons.push_back("Insufficient memory");
   }
   if (f.reasons.empty()) return std::nullopt;

@@ -9,11 +9,10 @@
 #ifndef KMOCK_CONTROLLERS_SCHEDULING_FILTERS_H_
 #define KMOCK_CONTROLLERS_SCHEDULING_FILTERS_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "controllers/scheduling/resources.h"
 

@@ -23,12 +23,15 @@ int64_t Value(const json& q) {
 }
 
 // The request of one resource in a container: requests, else limits.
+// Points into c; null if neither is set.
 const json* Requested(const json& c, const char* name) {
-  const json& res = c.value("resources", json::object());
+  auto res = c.find("resources");
+  if (res == c.end() || !res->is_object()) return nullptr;
   for (const char* part : {"requests", "limits"}) {
-    auto it = res.find(part);
-    if (it != res.end() && it->is_object() && it->contains(name)) {
-      return &(*it)[name];
+    auto it = res->find(part);
+    if (it != res->end() && it->is_object()) {
+      auto v = it->find(name);
+      if (v != it->end()) return &*v;
     }
   }
   return nullptr;
@@ -76,9 +79,7 @@ Resources Requests(const json& pod, bool non_zero) {
 
 Resources PodRequests(const json& pod) { return Requests(pod, false); }
 
-Resources PodRequestsForScoring(const json& pod) {
-  return Requests(pod, true);
-}
+Resources PodRequestsForScoring(const json& pod) { return Requests(pod, true); }
 
 Resources NodeAllocatable(const json& node) {
   const json& status = node.value("status", json::object());

@@ -6,7 +6,6 @@
 #define KMOCK_CONTROLLERS_SCHEDULING_RESOURCES_H_
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 namespace kmock::controllers::scheduling {

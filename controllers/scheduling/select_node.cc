@@ -57,9 +57,9 @@ int64_t LeastRequestedScore(const json& pod, const NodeState& node) {
   return (cpu + mem) / 2;
 }
 
-std::string FitErrorMessage(size_t num_nodes,
-                            const std::map<std::string, FilterFailure>& failures,
-                            bool preemption_never) {
+std::string FitErrorMessage(
+    size_t num_nodes, const std::map<std::string, FilterFailure>& failures,
+    bool preemption_never) {
   if (num_nodes == 0) return "no nodes available to schedule pods";
   std::map<std::string, int> reasons;
   std::map<std::string, int> preemption;
@@ -69,12 +69,13 @@ std::string FitErrorMessage(size_t num_nodes,
                               : "Preemption is not helpful for scheduling"];
   }
   std::string n = std::to_string(num_nodes);
-  std::string msg = "0/" + n + " nodes are available: " + Histogram(reasons) + ".";
+  std::string msg =
+      "0/" + n + " nodes are available: " + Histogram(reasons) + ".";
   if (preemption_never) {
     msg += " preemption: not eligible due to preemptionPolicy=Never.";
   } else {
-    msg += " preemption: 0/" + n + " nodes are available: " +
-           Histogram(preemption) + ".";
+    msg += " preemption: 0/" + n +
+           " nodes are available: " + Histogram(preemption) + ".";
   }
   return msg;
 }
@@ -95,8 +96,9 @@ Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,
   }
   Decision d;
   if (feasible.empty()) {
-    bool never = pod.value("spec", json::object())
-                     .value("preemptionPolicy", "") == "Never";
+    bool never =
+        pod.value("spec", json::object()).value("preemptionPolicy", "") ==
+        "Never";
     d.message = FitErrorMessage(nodes.size(), failures, never);
     return d;
   }

@@ -13,10 +13,9 @@
 #define KMOCK_CONTROLLERS_SCHEDULING_SELECT_NODE_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/rng.h"
 #include "controllers/scheduling/filters.h"
@@ -40,9 +39,9 @@ struct Decision {
 int64_t LeastRequestedScore(const json& pod, const NodeState& node);
 
 // failures: node name -> why it was rejected.
-std::string FitErrorMessage(size_t num_nodes,
-                            const std::map<std::string, FilterFailure>& failures,
-                            bool preemption_never);
+std::string FitErrorMessage(
+    size_t num_nodes, const std::map<std::string, FilterFailure>& failures,
+    bool preemption_never);
 
 // REQUIRES: rng may be null (ties then go to the first name in order).
 Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,

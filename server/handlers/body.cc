@@ -16,7 +16,8 @@ std::string StringField(const json& obj, const char* key) {
 
 Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
   KMOCK_ASSIGN_OR_RETURN(
-      json obj, DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body));
+      json obj,
+      DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body));
   if (!obj.is_object()) {
     return BadRequestError("the body of the request must be a JSON object");
   }
@@ -36,7 +37,8 @@ Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
       obj["kind"] = r.kind;
     } else if (kind != r.kind) {
       return BadRequestError("the kind in the data (" + kind +
-                             ") does not match the expected kind (" + r.kind + ")");
+                             ") does not match the expected kind (" + r.kind +
+                             ")");
     }
   }
   if (!obj.contains("metadata") || obj["metadata"].is_null()) {
@@ -50,11 +52,12 @@ Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
   if (r.namespaced && !ns.empty() && ns != ctx.info->ns) {
     return BadRequestError(
         check == BodyCheck::kCreate
-            ? "the namespace of the provided object does not match the namespace "
+            ? "the namespace of the provided object does not match the "
+              "namespace "
               "sent on the request"
             : "the namespace of the object (" + ns +
-                  ") does not match the namespace on the request (" + ctx.info->ns +
-                  ")");
+                  ") does not match the namespace on the request (" +
+                  ctx.info->ns + ")");
   }
   if (check == BodyCheck::kUpdate) {
     std::string name = StringField(meta, "name");

@@ -16,7 +16,8 @@ namespace kmock::server {
 
 enum class BodyCheck { kCreate, kUpdate };
 
-Result<nlohmann::json> ReadObjectBody(const RequestContext& ctx, BodyCheck check);
+Result<nlohmann::json> ReadObjectBody(const RequestContext& ctx,
+                                      BodyCheck check);
 
 }  // namespace kmock::server
 

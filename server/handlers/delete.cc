@@ -15,14 +15,16 @@
 namespace kmock::server {
 
 void HandleDelete(const RequestContext& ctx, httplib::Response& res) {
-  if (!ctx.info->subresource.empty()) return WriteError(res, MethodNotAllowedError());
+  if (!ctx.info->subresource.empty())
+    return WriteError(res, MethodNotAllowedError());
   Result<DeleteRequest> d = DeleteRequestFrom(*ctx.req, *ctx.body, ctx.user);
   if (!d.ok()) return WriteError(res, d.status());
   Result<registry::DeleteResult> out = ctx.registry->Delete(
       *ctx.resource, ctx.info->ns, ctx.info->name, d->options);
   if (!out.ok()) return WriteError(res, out.status());
   if (!out->deleted) {
-    WriteEncoded(res, d->orphan_dependents_false ? 202 : 200, out->object, ctx.output);
+    WriteEncoded(res, d->orphan_dependents_false ? 202 : 200, out->object,
+                 ctx.output);
     return;
   }
   StatusDetails details;

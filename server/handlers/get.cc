@@ -18,7 +18,8 @@ void HandleGet(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, obj.status());
     return;
   }
-  Result<nlohmann::json> out = Render(ctx, std::move(obj).value(), /*is_list=*/false);
+  Result<nlohmann::json> out =
+      Render(ctx, std::move(obj).value(), /*is_list=*/false);
   if (!out.ok()) {
     WriteError(res, out.status());
     return;

@@ -14,12 +14,14 @@ void HandleList(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, opts.status());
     return;
   }
-  Result<nlohmann::json> list = ctx.registry->List(*ctx.resource, ctx.info->ns, *opts);
+  Result<nlohmann::json> list =
+      ctx.registry->List(*ctx.resource, ctx.info->ns, *opts);
   if (!list.ok()) {
     WriteError(res, list.status());
     return;
   }
-  Result<nlohmann::json> out = Render(ctx, std::move(list).value(), /*is_list=*/true);
+  Result<nlohmann::json> out =
+      Render(ctx, std::move(list).value(), /*is_list=*/true);
   if (!out.ok()) {
     WriteError(res, out.status());
     return;

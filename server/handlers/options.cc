@@ -1,9 +1,8 @@
 #include "server/handlers/options.h"
 
 #include <charconv>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "server/errors.h"
 #include "server/negotiation.h"
@@ -17,13 +16,15 @@ std::vector<std::string> QueryValues(const httplib::Request& req,
                                      const std::string& name) {
   std::vector<std::string> out;
   auto range = req.params.equal_range(name);
-  for (auto it = range.first; it != range.second; ++it) out.push_back(it->second);
+  for (auto it = range.first; it != range.second; ++it)
+    out.push_back(it->second);
   return out;
 }
 
 Result<int64_t> ParseInt(const std::string& name, const std::string& value) {
   int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  auto [ptr, ec] =
+      std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc() || ptr != value.data() + value.size()) {
     return BadRequestError("invalid value for " + name + ": \"" + value +
                            "\": must be an integer");
@@ -41,15 +42,15 @@ std::string GoStringSlice(const std::vector<std::string>& values) {
   return out + "}";
 }
 
-Status CheckDryRun(const std::vector<std::string>& values, std::string_view kind,
-                   bool* dry_run) {
+Status CheckDryRun(const std::vector<std::string>& values,
+                   std::string_view kind, bool* dry_run) {
   *dry_run = false;
   if (values.empty()) return Status::Ok();
   for (const std::string& v : values) {
     if (v != "All") {
-      return InvalidOptionsError(
-          kind, "dryRun", "FieldValueNotSupported",
-          "Unsupported value: " + GoStringSlice(values) + ": supported values: \"All\"");
+      return InvalidOptionsError(kind, "dryRun", "FieldValueNotSupported",
+                                 "Unsupported value: " + GoStringSlice(values) +
+                                     ": supported values: \"All\"");
     }
   }
   *dry_run = true;
@@ -112,7 +113,8 @@ Result<registry::WriteOptions> WriteOptionsFrom(const httplib::Request& req,
                                                 std::string_view options_kind) {
   registry::WriteOptions o;
   o.user = user;
-  KMOCK_RETURN_IF_ERROR(CheckDryRun(QueryValues(req, "dryRun"), options_kind, &o.dry_run));
+  KMOCK_RETURN_IF_ERROR(
+      CheckDryRun(QueryValues(req, "dryRun"), options_kind, &o.dry_run));
   o.field_manager = QueryParam(req, "fieldManager");
   if (o.field_manager.empty()) {
     o.field_manager = ManagerFromUserAgent(req.get_header_value("User-Agent"));
@@ -125,7 +127,8 @@ Result<registry::WriteOptions> WriteOptionsFrom(const httplib::Request& req,
   } else if (fv == "Ignore") {
     o.field_validation = registry::FieldValidation::kIgnore;
   } else {
-    return InvalidOptionsError(options_kind, "fieldValidation", "FieldValueNotSupported",
+    return InvalidOptionsError(options_kind, "fieldValidation",
+                               "FieldValueNotSupported",
                                "Unsupported value: \"" + fv +
                                    "\": supported values: \"\", \"Ignore\", "
                                    "\"Strict\", \"Warn\"");
@@ -152,21 +155,27 @@ Result<DeleteRequest> DeleteRequestFrom(const httplib::Request& req,
 
   bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
   if (has_body) {
-    KMOCK_ASSIGN_OR_RETURN(json b, DecodeBody(req.get_header_value("Content-Type"), body));
-    if (!b.is_object()) return BadRequestError("the DeleteOptions body must be an object");
+    KMOCK_ASSIGN_OR_RETURN(
+        json b, DecodeBody(req.get_header_value("Content-Type"), body));
+    if (!b.is_object())
+      return BadRequestError("the DeleteOptions body must be an object");
     try {
-      if (b.contains("gracePeriodSeconds") && !b["gracePeriodSeconds"].is_null()) {
+      if (b.contains("gracePeriodSeconds") &&
+          !b["gracePeriodSeconds"].is_null()) {
         o.grace_period_seconds = b["gracePeriodSeconds"].get<int64_t>();
       }
-      if (b.contains("propagationPolicy") && !b["propagationPolicy"].is_null()) {
+      if (b.contains("propagationPolicy") &&
+          !b["propagationPolicy"].is_null()) {
         o.propagation_policy = b["propagationPolicy"].get<std::string>();
       }
-      if (b.contains("orphanDependents") && b["orphanDependents"].is_boolean()) {
+      if (b.contains("orphanDependents") &&
+          b["orphanDependents"].is_boolean()) {
         orphan = b["orphanDependents"].get<bool>() ? "true" : "false";
       }
       if (b.contains("preconditions") && b["preconditions"].is_object()) {
         const json& p = b["preconditions"];
-        if (p.contains("uid") && p["uid"].is_string()) o.precondition_uid = p["uid"];
+        if (p.contains("uid") && p["uid"].is_string())
+          o.precondition_uid = p["uid"];
         if (p.contains("resourceVersion") && p["resourceVersion"].is_string()) {
           o.precondition_resource_version = p["resourceVersion"];
         }
@@ -175,27 +184,31 @@ Result<DeleteRequest> DeleteRequestFrom(const httplib::Request& req,
         dry_run = b["dryRun"].get<std::vector<std::string>>();
       }
     } catch (const json::exception& e) {
-      return BadRequestError(std::string("error decoding DeleteOptions: ") + e.what());
+      return BadRequestError(std::string("error decoding DeleteOptions: ") +
+                             e.what());
     }
   }
   KMOCK_RETURN_IF_ERROR(CheckDryRun(dry_run, "DeleteOptions", &o.dry_run));
   if (!orphan.empty()) {
     bool orphan_true = IsTrueParam(orphan);
     if (!o.propagation_policy.empty()) {
-      return InvalidOptionsError("DeleteOptions", "propagationPolicy", "FieldValueInvalid",
-                                 "Invalid value: \"" + o.propagation_policy +
-                                     "\": orphanDependents and deletionPropagation "
-                                     "cannot be both set");
+      return InvalidOptionsError(
+          "DeleteOptions", "propagationPolicy", "FieldValueInvalid",
+          "Invalid value: \"" + o.propagation_policy +
+              "\": orphanDependents and deletionPropagation "
+              "cannot be both set");
     }
     o.propagation_policy = orphan_true ? "Orphan" : "";
     d.orphan_dependents_false = !orphan_true;
   }
   if (!o.propagation_policy.empty() && o.propagation_policy != "Orphan" &&
-      o.propagation_policy != "Background" && o.propagation_policy != "Foreground") {
-    return InvalidOptionsError(
-        "DeleteOptions", "propagationPolicy", "FieldValueNotSupported",
-        "Unsupported value: \"" + o.propagation_policy +
-            "\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"");
+      o.propagation_policy != "Background" &&
+      o.propagation_policy != "Foreground") {
+    return InvalidOptionsError("DeleteOptions", "propagationPolicy",
+                               "FieldValueNotSupported",
+                               "Unsupported value: \"" + o.propagation_policy +
+                                   "\": supported values: \"Foreground\", "
+                                   "\"Background\", \"Orphan\", \"nil\"");
   }
   return d;
 }

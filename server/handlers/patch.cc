@@ -24,16 +24,17 @@ void HandlePatch(const RequestContext& ctx, httplib::Response& res) {
 
   bool apply = *type == registry::PatchType::kApply;
   if (apply && QueryParam(*ctx.req, "fieldManager").empty()) {
-    return WriteError(res, InvalidOptionsError("PatchOptions", "fieldManager",
-                                               "FieldValueRequired",
-                                               "Required value: is required for "
-                                               "apply patch"));
+    return WriteError(res,
+                      InvalidOptionsError("PatchOptions", "fieldManager",
+                                          "FieldValueRequired",
+                                          "Required value: is required for "
+                                          "apply patch"));
   }
   if (!apply && ctx.req->has_param("force")) {
-    return WriteError(res, InvalidOptionsError("PatchOptions", "force",
-                                               "FieldValueForbidden",
-                                               "Forbidden: may not be specified for "
-                                               "non-apply patch"));
+    return WriteError(
+        res, InvalidOptionsError("PatchOptions", "force", "FieldValueForbidden",
+                                 "Forbidden: may not be specified for "
+                                 "non-apply patch"));
   }
 
   std::string body = *ctx.body;

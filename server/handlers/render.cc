@@ -7,8 +7,8 @@ namespace kmock::server {
 Result<TableOptions> TableOptionsFor(const RequestContext& ctx) {
   TableOptions opts;
   opts.version = ctx.output.table_version;
-  KMOCK_ASSIGN_OR_RETURN(opts.include,
-                         ParseIncludeObject(QueryParam(*ctx.req, "includeObject")));
+  KMOCK_ASSIGN_OR_RETURN(
+      opts.include, ParseIncludeObject(QueryParam(*ctx.req, "includeObject")));
   return opts;
 }
 

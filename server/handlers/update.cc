@@ -17,9 +17,9 @@ void HandleUpdate(const RequestContext& ctx, httplib::Response& res) {
 
   Result<nlohmann::json> obj = ReadObjectBody(ctx, BodyCheck::kUpdate);
   if (!obj.ok()) return WriteError(res, obj.status());
-  Result<registry::WriteResult> out =
-      ctx.registry->Update(*ctx.resource, ctx.info->ns, ctx.info->name,
-                           ctx.info->subresource, std::move(obj).value(), *opts);
+  Result<registry::WriteResult> out = ctx.registry->Update(
+      *ctx.resource, ctx.info->ns, ctx.info->name, ctx.info->subresource,
+      std::move(obj).value(), *opts);
   if (!out.ok()) return WriteError(res, out.status());
   AddWarnings(res, warnings);
   WriteEncoded(res, out->created ? 201 : 200, out->object, ctx.output);

@@ -41,9 +41,10 @@ bool ClientGone(int fd) {
 
 class WatchStream {
  public:
-  WatchStream(std::unique_ptr<registry::ObjectWatcher> watcher, StreamTracker* tracker,
-              const api::ResourceInfo* resource, const Clock* clock,
-              std::optional<TableOptions> table, int fd, SteadyTime deadline)
+  WatchStream(std::unique_ptr<registry::ObjectWatcher> watcher,
+              StreamTracker* tracker, const api::ResourceInfo* resource,
+              const Clock* clock, std::optional<TableOptions> table, int fd,
+              SteadyTime deadline)
       : watcher_(std::move(watcher)),
         tracker_(tracker),
         resource_(resource),
@@ -79,7 +80,7 @@ class WatchStream {
     return true;
   }
 
-  // Writes the terminal ERROR event for a watch that could not start.
+  // Writes one event line: {"type":...,"object":...} and a newline.
   static bool WriteEventTo(httplib::DataSink& sink, const std::string& type,
                            const json& object) {
     std::string line = json{{"type", type}, {"object", object}}.dump(
@@ -96,11 +97,13 @@ class WatchStream {
   }
 
  private:
-  bool WriteEvent(httplib::DataSink& sink, const std::string& type, const json& object) {
-    bool convert = table_ && (type == "ADDED" || type == "MODIFIED" || type == "DELETED");
+  bool WriteEvent(httplib::DataSink& sink, const std::string& type,
+                  const json& object) {
+    bool convert =
+        table_ && (type == "ADDED" || type == "MODIFIED" || type == "DELETED");
     if (!convert) return WriteEventTo(sink, type, object);
-    return WriteEventTo(sink, type,
-                        ObjectToTable(*resource_, object, clock_->Now(), *table_));
+    return WriteEventTo(
+        sink, type, ObjectToTable(*resource_, object, clock_->Now(), *table_));
   }
 
   std::unique_ptr<registry::ObjectWatcher> watcher_;
@@ -142,7 +145,8 @@ void HandleWatch(const RequestContext& ctx, httplib::Response& res) {
   Result<std::unique_ptr<registry::ObjectWatcher>> watcher =
       ctx.registry->Watch(*ctx.resource, ctx.info->ns, *opts);
   if (!watcher.ok()) {
-    if (!IsInStreamError(watcher.status())) return WriteError(res, watcher.status());
+    if (!IsInStreamError(watcher.status()))
+      return WriteError(res, watcher.status());
     json error = StatusJson(watcher.status());
     res.status = 200;
     res.set_chunked_content_provider(

@@ -1,0 +1,288 @@
+// End-to-end within the process: an in-memory store, the real registry and
+// the controller manager on a FakeClock.
+#include "controllers/controller_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "controllers/ip_allocator.h"
+
+namespace kmock::controllers {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+class ControllerManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.sync = false;
+    auto st = store::OpenRocksStorage(so);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    storage_ = std::move(st).value();
+    registry_ =
+        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
+    auto res = CoreResources::Lookup();
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    res_ = *res;
+  }
+  void TearDown() override {
+    if (cm_) cm_->Stop();
+    cm_.reset();
+    registry_.reset();
+    if (storage_) storage_->Close();
+  }
+
+  void StartCluster(ControllerManagerOptions opts = {}) {
+    opts.heartbeat.poll = milliseconds(10);
+    cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
+                                              DefaultCluster(), opts);
+    Status st = cm_->Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    Status ready = cm_->WaitForClusterReady(milliseconds(20000));
+    ASSERT_TRUE(ready.ok()) << ready.ToString();
+  }
+
+  json CreatePod(const std::string& name, json spec) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"spec", spec}};
+    auto r =
+        registry_->Create(*res_.pods, "default", pod, registry::WriteOptions{});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->object : json();
+  }
+
+  // Polls the registry until pred holds for the pod (or gives up).
+  json WaitForPod(const std::string& name,
+                  const std::function<bool(const json&)>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    json last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto p = registry_->Get(*res_.pods, "default", name);
+      if (p.ok()) {
+        last = *p;
+        if (pred(last)) return last;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    ADD_FAILURE() << "pod " << name
+                  << " never reached the state; last: " << last.dump();
+    return last;
+  }
+
+  std::vector<json> EventsFor(const std::string& name) {
+    auto list =
+        registry_->List(*res_.events, "default", registry::ListOptions{});
+    EXPECT_TRUE(list.ok());
+    std::vector<json> out;
+    for (const auto& e : (*list)["items"]) {
+      if (e["involvedObject"].value("name", "") == name) out.push_back(e);
+    }
+    std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
+      return a["metadata"].value("name", "") < b["metadata"].value("name", "");
+    });
+    return out;
+  }
+
+  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
+  Rng rng_{42};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<registry::Registry> registry_;
+  CoreResources res_;
+  std::unique_ptr<ControllerManager> cm_;
+};
+
+json NginxSpec(const std::string& cpu = "") {
+  json c = {{"name", "c1"}, {"image", "nginx"}};
+  if (!cpu.empty()) c["resources"]["requests"]["cpu"] = cpu;
+  return {{"containers", json::array({c})}};
+}
+
+TEST_F(ControllerManagerTest, BootstrapsTheDefaultCluster) {
+  StartCluster();
+  auto nodes = registry_->List(*res_.nodes, "", registry::ListOptions{});
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ((*nodes)["items"].size(), 5u);
+  auto pods =
+      registry_->List(*res_.pods, "kube-system", registry::ListOptions{});
+  ASSERT_TRUE(pods.ok());
+  std::set<std::string> names;
+  for (const auto& p : (*pods)["items"]) {
+    names.insert(p["metadata"]["name"]);
+    EXPECT_EQ(p["status"]["phase"], "Running") << p["metadata"]["name"];
+    // Host network: the pod IP is the node's.
+    EXPECT_EQ(p["status"]["podIP"], p["status"]["hostIP"]);
+    EXPECT_EQ(p["status"]["containerStatuses"][0]["containerID"]
+                  .get<std::string>()
+                  .rfind("containerd://", 0),
+              0u);
+  }
+  EXPECT_TRUE(names.count("etcd-manage-1"));
+  EXPECT_TRUE(names.count("kube-apiserver-manage-1"));
+  EXPECT_TRUE(names.count("kube-scheduler-manage-2"));
+  EXPECT_TRUE(names.count("kube-controller-manager-manage-2"));
+  EXPECT_EQ(names.size(),
+            5u + 5u);  // 4 static, 1 cloud controller, 5 kube-proxy
+  auto etcd = registry_->Get(*res_.pods, "kube-system", "etcd-manage-1");
+  ASSERT_TRUE(etcd.ok());
+  EXPECT_EQ((*etcd)["metadata"]["ownerReferences"][0]["kind"], "Node");
+  EXPECT_TRUE(cm_->kubelets()
+                  ->ContainerPid("kube-system", "etcd-manage-1", "etcd")
+                  .has_value());
+
+  // Leases appear for every node.
+  auto leases =
+      registry_->List(*res_.leases, "kube-node-lease", registry::ListOptions{});
+  ASSERT_TRUE(leases.ok());
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  while ((*leases)["items"].size() < 5 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+    leases = registry_->List(*res_.leases, "kube-node-lease",
+                             registry::ListOptions{});
+  }
+  ASSERT_EQ((*leases)["items"].size(), 5u);
+  EXPECT_EQ((*leases)["items"][0]["spec"]["leaseDurationSeconds"], 40);
+}
+
+TEST_F(ControllerManagerTest, PodRunsThenDeletesWithoutARecord) {
+  StartCluster();
+  CreatePod("hello", NginxSpec());
+  json pod = WaitForPod("hello", [](const json& p) {
+    return p["status"].value("phase", "") == "Running" &&
+           p["status"].value("conditions", json::array()).size() >= 5 &&
+           p["status"]["conditions"][2].value("status", "") == "True";
+  });
+  std::string node = pod["spec"].value("nodeName", "");
+  EXPECT_NE(node, "manage-1");
+  EXPECT_FALSE(node.empty());
+  std::string cidr;
+  for (const auto& n : cm_->cluster().nodes) {
+    if (n.name == node) cidr = n.pod_cidr;
+  }
+  auto ips = IpAllocator::Create(cidr);
+  ASSERT_TRUE(ips.ok());
+  EXPECT_TRUE((*ips)->Contains(pod["status"].value("podIP", ""))) << pod.dump();
+  const json& cs = pod["status"]["containerStatuses"][0];
+  EXPECT_EQ(cs["image"], "docker.io/library/nginx:latest");
+  EXPECT_EQ(cs["ready"], true);
+  EXPECT_EQ(cs["started"], true);
+
+  auto events = EventsFor("hello");
+  std::vector<std::string> reasons;
+  for (const auto& e : events) reasons.push_back(e["reason"]);
+  EXPECT_EQ(reasons, (std::vector<std::string>{"Scheduled", "Pulling", "Pulled",
+                                               "Created", "Started"}));
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[0]["message"],
+            "Successfully assigned default/hello to " + node);
+  EXPECT_EQ(events[0]["reportingComponent"], "default-scheduler");
+  EXPECT_EQ(events[1]["message"], "Pulling image \"nginx\"");
+  EXPECT_EQ(events[1]["source"]["host"], node);
+  EXPECT_EQ(events[3]["message"], "Created container: c1");
+  EXPECT_EQ(events[4]["message"], "Started container c1");
+  EXPECT_TRUE(
+      cm_->kubelets()->ContainerPid("default", "hello", "c1").has_value());
+
+  registry::DeleteOptions del;
+  auto d = registry_->Delete(*res_.pods, "default", "hello", del);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  bool gone = false;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto p = registry_->Get(*res_.pods, "default", "hello");
+    if (!p.ok() && p.status().code() == StatusCode::kNotFound) {
+      gone = true;
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_TRUE(gone);
+  bool killing = false;
+  for (const auto& e : EventsFor("hello")) {
+    if (e["reason"] == "Killing") {
+      killing = true;
+      EXPECT_EQ(e["message"], "Stopping container c1");
+    }
+  }
+  EXPECT_TRUE(killing);
+}
+
+TEST_F(ControllerManagerTest, UnschedulablePodGetsFailedScheduling) {
+  StartCluster();
+  CreatePod("huge", NginxSpec("64"));
+  json pod = WaitForPod("huge", [](const json& p) {
+    for (const auto& c : p["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled" &&
+          c.value("status", "") == "False")
+        return true;
+    }
+    return false;
+  });
+  EXPECT_FALSE(pod["spec"].contains("nodeName"));
+  EXPECT_EQ(pod["status"]["phase"], "Pending");
+  const json& cond = pod["status"]["conditions"][0];
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_EQ(cond["message"],
+            "0/5 nodes are available: 1 node(s) had untolerated taint "
+            "{node-role.kubernetes.io/control-plane: }, 4 Insufficient cpu. "
+            "preemption: 0/5 nodes are available: 1 Preemption is not helpful "
+            "for scheduling, 4 No preemption victims found for incoming pod.");
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  std::vector<json> events;
+  while (events.empty() && std::chrono::steady_clock::now() < deadline) {
+    events = EventsFor("huge");
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["reason"], "FailedScheduling");
+  EXPECT_EQ(events[0]["type"], "Warning");
+}
+
+TEST_F(ControllerManagerTest, PacedStagesWaitForTheFakeClock) {
+  ControllerManagerOptions opts;
+  StartCluster(opts);
+  // Re-run with a slow pull only for pods created from now on.
+  cm_->Stop();
+  cm_.reset();
+  ClusterSpec slow = DefaultCluster();
+  slow.pacing.pull = std::chrono::milliseconds(5000);
+  opts.heartbeat.poll = milliseconds(10);
+  cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
+                                            slow, opts);
+  ASSERT_TRUE(cm_->Start().ok());
+  ASSERT_TRUE(cm_->WaitForClusterReady(milliseconds(10000)).ok());
+  CreatePod("slow", NginxSpec());
+  WaitForPod("slow",
+             [](const json& p) { return p["status"].contains("podIP"); });
+  std::this_thread::sleep_for(milliseconds(200));
+  auto p = registry_->Get(*res_.pods, "default", "slow");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["phase"], "Pending");
+  clock_.Advance(std::chrono::seconds(5));
+  WaitForPod("slow", [](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+  bool found = false;
+  for (const auto& e : EventsFor("slow")) {
+    if (e["reason"] == "Pulled") {
+      found = true;
+      EXPECT_EQ(
+          e["message"],
+          "Successfully pulled image \"nginx\" in 5s (5s including waiting). "
+          "Image size: 72099410 bytes.");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace kmock::controllers

@@ -1,0 +1,364 @@
+// End to end over HTTPS: the real catalog and registry on an in-memory
+// store, a client certificate made on the fly, httplib as the client.
+#include "server/api_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <thread>
+
+#include "certs/cert_builder.h"
+#include "certs/openssl_util.h"
+#include "store/storage.h"
+
+namespace kmock::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kTableAccept[] =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
+    "json;as=Table;v=v1beta1;"
+    "g=meta.k8s.io,application/json";
+
+struct Pki {
+  certs::UniquePkey ca_key, server_key, client_key;
+  certs::UniqueX509 ca, server, client;
+};
+
+Pki MakePki(Rng& rng) {
+  Pki p;
+  auto now = std::chrono::system_clock::now();
+  auto key = [] { return std::move(certs::GenerateEcKey()).value(); };
+  p.ca_key = key();
+  p.server_key = key();
+  p.client_key = key();
+  certs::CertSpec ca{certs::CertRole::kCa,
+                     "test-ca",
+                     {},
+                     {},
+                     {},
+                     now - std::chrono::hours(1),
+                     now + std::chrono::hours(24)};
+  p.ca = std::move(certs::IssueCertificate(ca, p.ca_key.get(), nullptr,
+                                           p.ca_key.get(), rng))
+             .value();
+  certs::CertSpec server{certs::CertRole::kServer,
+                         "kube-apiserver",
+                         {},
+                         {"localhost"},
+                         {"127.0.0.1"},
+                         now - std::chrono::hours(1),
+                         now + std::chrono::hours(24)};
+  p.server = std::move(certs::IssueCertificate(server, p.server_key.get(),
+                                               p.ca.get(), p.ca_key.get(), rng))
+                 .value();
+  certs::CertSpec client{certs::CertRole::kClient,
+                         "alice",
+                         {"team-a", "system:masters"},
+                         {},
+                         {},
+                         now - std::chrono::hours(1),
+                         now + std::chrono::hours(24)};
+  p.client = std::move(certs::IssueCertificate(client, p.client_key.get(),
+                                               p.ca.get(), p.ca_key.get(), rng))
+                 .value();
+  return p;
+}
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.sync = false;
+    so.compaction_interval = std::chrono::milliseconds(0);
+    auto s = store::OpenRocksStorage(so);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    storage_ = std::move(s).value();
+    registry_ =
+        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
+    const api::ResourceInfo* ns =
+        api::Catalog::Get().Find("", "v1", "namespaces");
+    ASSERT_NE(ns, nullptr);
+    ASSERT_TRUE(
+        registry_
+            ->Create(*ns, "", json{{"metadata", {{"name", "default"}}}}, {})
+            .ok());
+
+    pki_ = MakePki(rng_);
+    ServerOptions o;
+    o.port = 0;
+    o.server_cert_pem = certs::CertificateToPem(pki_.server.get());
+    o.server_key_pem = certs::PrivateKeyToPem(pki_.server_key.get());
+    o.client_ca_pem = certs::CertificateToPem(pki_.ca.get());
+    o.tokens = {{"secret-token", {"bob", "", {"devs"}}}};
+    o.threads = 16;
+    o.max_request_body_bytes = 64 * 1024;
+    server_ = std::make_unique<ApiServer>(o, registry_.get(), &clock_, &rng_);
+    Status st = server_->Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_GT(server_->port(), 0);
+    ASSERT_TRUE(server_->ready());
+  }
+
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+
+  std::unique_ptr<httplib::SSLClient> CertClient() {
+    auto c = std::make_unique<httplib::SSLClient>(
+        "127.0.0.1", server_->port(), pki_.client.get(), pki_.client_key.get());
+    c->enable_server_certificate_verification(false);
+    c->set_read_timeout(10, 0);
+    return c;
+  }
+
+  std::unique_ptr<httplib::SSLClient> AnonClient() {
+    auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", server_->port());
+    c->enable_server_certificate_verification(false);
+    c->set_read_timeout(10, 0);
+    return c;
+  }
+
+  static json Pod(const std::string& name) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"labels", {{"app", "web"}}}}},
+            {"spec", {{"containers", {{{"name", "c1"}, {"image", "nginx"}}}}}}};
+  }
+
+  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
+  Rng rng_{7};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<registry::Registry> registry_;
+  Pki pki_;
+  std::unique_ptr<ApiServer> server_;
+};
+
+TEST_F(ApiServerTest, UnauthenticatedRequestsGet401ExceptPublicPaths) {
+  auto anon = AnonClient();
+  auto res = anon->Get("/api/v1/namespaces/default/pods");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(json::parse(res->body),
+            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},
+              "status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})"));
+
+  auto version = anon->Get("/version?timeout=32s");
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->status, 200);
+  json v = json::parse(version->body);
+  EXPECT_EQ(v["gitVersion"], "v1.33.0");
+  EXPECT_EQ(v["minor"], "33");
+
+  auto healthz = anon->Get("/readyz");
+  ASSERT_TRUE(healthz);
+  EXPECT_EQ(healthz->body, "ok");
+
+  httplib::Headers bad_token = {{"Authorization", "Bearer wrong"}};
+  auto bad = anon->Get("/version", bad_token);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 401);
+
+  httplib::Headers good_token = {{"Authorization", "Bearer secret-token"}};
+  auto ok = anon->Get("/api/v1/namespaces/default/pods", good_token);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+}
+
+TEST_F(ApiServerTest, DiscoveryNegotiation) {
+  auto c = CertClient();
+  auto v2 = c->Get(
+      "/api",
+      {{"Accept",
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+        "as=APIGroupDiscoveryList,application/json"}});
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->status, 200);
+  EXPECT_EQ(
+      v2->get_header_value("Content-Type"),
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+  json doc = json::parse(v2->body);
+  EXPECT_EQ(doc["apiVersion"], "apidiscovery.k8s.io/v2");
+  EXPECT_EQ(doc["items"][0]["metadata"]["name"], "");
+
+  auto beta =
+      c->Get("/apis", {{"Accept",
+                        "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+                        "as=APIGroupDiscoveryList,application/json"}});
+  ASSERT_TRUE(beta);
+  EXPECT_EQ(json::parse(beta->body)["apiVersion"],
+            "apidiscovery.k8s.io/v2beta1");
+
+  auto legacy = c->Get("/api", {{"Accept", "application/json, */*"}});
+  ASSERT_TRUE(legacy);
+  EXPECT_EQ(json::parse(legacy->body)["kind"], "APIVersions");
+
+  auto v1 = c->Get("/api/v1");
+  ASSERT_TRUE(v1);
+  json list = json::parse(v1->body);
+  EXPECT_EQ(list["kind"], "APIResourceList");
+  bool has_pods = false;
+  for (const json& r : list["resources"]) has_pods |= r["name"] == "pods";
+  EXPECT_TRUE(has_pods);
+
+  auto missing = c->Get("/apis/bogus.example.com/v1");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["message"],
+            "the server could not find the requested resource");
+}
+
+TEST_F(ApiServerTest, CreateGetListDelete) {
+  auto c = CertClient();
+  const std::string pods = "/api/v1/namespaces/default/pods";
+  auto created = c->Post(pods + "?fieldManager=kubectl-run", Pod("p1").dump(),
+                         "application/json");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201) << created->body;
+  json p1 = json::parse(created->body);
+  EXPECT_EQ(p1["metadata"]["namespace"], "default");
+  EXPECT_FALSE(p1["metadata"]["uid"].get<std::string>().empty());
+
+  auto again = c->Post(pods, Pod("p1").dump(), "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+  EXPECT_EQ(json::parse(again->body)["reason"], "AlreadyExists");
+
+  auto get = c->Get(pods + "/p1", {{"Accept", "application/json"}});
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 200);
+  EXPECT_EQ(json::parse(get->body)["metadata"]["name"], "p1");
+
+  auto table = c->Get(pods + "?limit=500", {{"Accept", kTableAccept}});
+  ASSERT_TRUE(table);
+  ASSERT_EQ(table->status, 200);
+  json t = json::parse(table->body);
+  EXPECT_EQ(t["kind"], "Table");
+  ASSERT_EQ(t["rows"].size(), 1u);
+  EXPECT_EQ(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+  EXPECT_FALSE(t["metadata"]["resourceVersion"].get<std::string>().empty());
+
+  auto dry =
+      c->Post(pods + "?dryRun=Bogus", Pod("p2").dump(), "application/json");
+  ASSERT_TRUE(dry);
+  EXPECT_EQ(dry->status, 422);
+
+  auto yaml =
+      c->Post(pods,
+              "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p3\nspec:\n"
+              "  containers:\n  - name: c1\n    image: nginx\n",
+              "application/yaml");
+  ASSERT_TRUE(yaml);
+  EXPECT_EQ(yaml->status, 201) << yaml->body;
+
+  auto del = c->Delete(pods + "/p3", R"({"gracePeriodSeconds":0})",
+                       "application/json");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 200) << del->body;
+  auto gone = c->Get(pods + "/p3");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  EXPECT_EQ(json::parse(gone->body)["message"], "pods \"p3\" not found");
+}
+
+TEST_F(ApiServerTest, ErrorsForPathsVerbsAndBodies) {
+  auto c = CertClient();
+  auto unknown = c->Get("/api/v1/namespaces/default/widgets");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+
+  auto method =
+      c->Post("/api/v1/namespaces/default/pods/p1", "{}", "application/json");
+  ASSERT_TRUE(method);
+  EXPECT_EQ(method->status, 405);
+  EXPECT_EQ(json::parse(method->body)["reason"], "MethodNotAllowed");
+
+  auto pb = c->Post("/api/v1/namespaces/default/pods", std::string("k8s\0", 4),
+                    "application/vnd.kubernetes.protobuf");
+  ASSERT_TRUE(pb);
+  EXPECT_EQ(pb->status, 415);
+
+  std::string big(70 * 1024, ' ');
+  auto large = CertClient()->Post("/api/v1/namespaces/default/pods", big,
+                                  "application/json");
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->status, 413);
+  EXPECT_EQ(json::parse(large->body)["reason"], "RequestEntityTooLarge");
+}
+
+TEST_F(ApiServerTest, WatchSeesAddedEventThenStopEndsIt) {
+  std::string received;
+  std::mutex mu;
+  std::thread watcher([&] {
+    auto c = CertClient();
+    c->Get("/api/v1/namespaces/default/pods?watch=true",
+           [&](const char* data, size_t n) {
+             std::lock_guard<std::mutex> l(mu);
+             received.append(data, n);
+             return true;
+           });
+  });
+  // Wait for the watch to be open, then create.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto c = CertClient();
+  auto created = c->Post("/api/v1/namespaces/default/pods", Pod("w1").dump(),
+                         "application/json");
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 201);
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::lock_guard<std::mutex> l(mu);
+    seen = received.find("\"w1\"") != std::string::npos;
+  }
+  ASSERT_TRUE(seen) << received;
+  server_->Stop();  // ends the stream; the client's Get returns
+  watcher.join();
+  std::lock_guard<std::mutex> l(mu);
+  size_t eol = received.find('\n');
+  ASSERT_NE(eol, std::string::npos);
+  json event = json::parse(received.substr(0, eol));
+  EXPECT_EQ(event["type"], "ADDED");
+  EXPECT_EQ(event["object"]["metadata"]["name"], "w1");
+}
+
+TEST_F(ApiServerTest, WatchWithTableAndTimeout) {
+  auto c = CertClient();
+  ASSERT_EQ(c->Post("/api/v1/namespaces/default/pods", Pod("t1").dump(),
+                    "application/json")
+                ->status,
+            201);
+  std::string body;
+  auto start = std::chrono::steady_clock::now();
+  auto res = c->Get(
+      "/api/v1/namespaces/default/"
+      "pods?watch=1&resourceVersion=0&timeoutSeconds=1",
+      {{"Accept", kTableAccept}}, [&](const char* data, size_t n) {
+        body.append(data, n);
+        return true;
+      });
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  json event = json::parse(body.substr(0, body.find('\n')));
+  EXPECT_EQ(event["type"], "ADDED");
+  EXPECT_EQ(event["object"]["kind"], "Table");
+  EXPECT_EQ(event["object"]["rows"][0]["object"]["metadata"]["name"], "t1");
+}
+
+TEST_F(ApiServerTest, SecondServerOnSamePortFails) {
+  ServerOptions o;
+  o.port = server_->port();
+  o.server_cert_pem = certs::CertificateToPem(pki_.server.get());
+  o.server_key_pem = certs::PrivateKeyToPem(pki_.server_key.get());
+  ApiServer second(o, registry_.get(), &clock_, &rng_);
+  Status st = second.Start();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("in use"), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace kmock::server
