@@ -13,6 +13,7 @@
 #define KMOCK_API_RESOURCE_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@
 
 #include "api/field_errors.h"
 #include "common/clock.h"
+#include "common/rng.h"
+#include "common/status.h"
 
 namespace kmock::api {
 
@@ -94,6 +97,29 @@ class StatusStrategy : public Strategy {
   const Strategy* main_;
 };
 
+// Shared resources a kind takes at admission time that no single object can
+// check on its own (a Service's cluster IP and node ports must be unique
+// across all Services). The registry keeps one per kind, seeds it from the
+// stored objects on first use, and calls it around every write.
+//
+// Thread safety: implementations must be safe from many threads.
+class ResourceAllocator {
+ public:
+  virtual ~ResourceAllocator() = default;
+  // Reserves what the existing objects hold.
+  virtual void Seed(const std::vector<json>& existing) = 0;
+  // Fills in and reserves what a new object needs; on error nothing stays
+  // reserved and the Status is the full API error (e.g. a 422).
+  virtual Status AllocateForCreate(json& obj) = 0;
+  // Reserves what an update needs that `old` did not hold.
+  virtual Status AllocateForUpdate(json& obj, const json& old) = 0;
+  // After a committed update: frees what `old` held and `obj` does not.
+  // After a failed one the registry calls it with the arguments swapped.
+  virtual void ReleaseAfterUpdate(const json& obj, const json& old) = 0;
+  // Frees everything obj holds (after a delete or a failed create).
+  virtual void Release(const json& obj) = 0;
+};
+
 struct ResourceInfo {
   std::string group;    // "" for core
   std::string version;  // "v1"
@@ -124,6 +150,9 @@ struct ResourceInfo {
 
   const Strategy* strategy = nullptr;
   const Strategy* status_strategy = nullptr;  // set iff "status" subresource
+
+  // Makes the kind's allocator (null: the kind allocates nothing).
+  std::function<std::unique_ptr<ResourceAllocator>(Rng* rng)> make_allocator;
 
   // Resources that share their objects with another (events.k8s.io/v1
   // events over core/v1 events): the stored form and converters. Null when

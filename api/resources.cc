@@ -121,6 +121,9 @@ ResourceInfo Services() {
   r.selectable_fields = kinds::ServiceSelectableFields();
   r.strategy = kinds::ServiceStrategy();
   r.status_strategy = kinds::ServiceStatusStrategy();
+  r.make_allocator = [](Rng* rng) -> std::unique_ptr<ResourceAllocator> {
+    return std::make_unique<kinds::ServiceAllocator>(rng);
+  };
   return r;
 }
 

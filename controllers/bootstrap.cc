@@ -1,5 +1,7 @@
 #include "controllers/bootstrap.h"
 
+#include "api/kinds/service.h"
+
 #include <map>
 #include <set>
 
@@ -51,6 +53,11 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     KMOCK_RETURN_IF_ERROR(
         CreateIfMissing(registry, *res.namespaces, "", obj, admin, &out));
   }
+  // The Service every cluster has for its API server (10.96.0.1:443).
+  KMOCK_RETURN_IF_ERROR(CreateIfMissing(
+      registry, *res.services, "default",
+      api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp, 6443),
+      SystemWrite("system:apiserver"), &out));
 
   std::map<std::string, std::string> node_uids;
   for (const auto& node : cluster.nodes) {

@@ -15,6 +15,7 @@ Result<CoreResources> CoreResources::Lookup() {
       {&r.namespaces, "", "namespaces"},
       {&r.events, "", "events"},
       {&r.leases, "coordination.k8s.io", "leases"},
+      {&r.services, "", "services"},
   };
   for (const auto& w : wants) {
     *w.slot = cat.Find(w.group, "v1", w.plural);

@@ -16,6 +16,7 @@ struct CoreResources {
   const api::ResourceInfo* namespaces = nullptr;
   const api::ResourceInfo* events = nullptr;
   const api::ResourceInfo* leases = nullptr;
+  const api::ResourceInfo* services = nullptr;
 
   // kInternal naming the first resource the catalog lacks.
   static Result<CoreResources> Lookup();

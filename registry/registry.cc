@@ -296,8 +296,12 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
     KMOCK_RETURN_IF_ERROR(AdmitNamespace(res, ns, name));
 
     const std::string key = ObjectKey(res, ns, name);
+    if (storage_->Get(key).ok() && !(generated && attempt + 1 < kMaxGenerateNameTries))
+      return AlreadyExists(res, name);
+    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
+    if (alloc) KMOCK_RETURN_IF_ERROR(alloc->AllocateForCreate(obj));
     if (opts.dry_run) {
-      if (storage_->Get(key).ok()) return AlreadyExists(res, name);
+      if (alloc) alloc->Release(obj);
       return WriteResult{obj, true};
     }
     auto kv = storage_->Create(key, EncodeObject(res, obj));
@@ -305,6 +309,7 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
       KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
       return WriteResult{std::move(out), true};
     }
+    if (alloc) alloc->Release(obj);
     if (kv.status().code() == StatusCode::kAlreadyExists) {
       if (generated && attempt + 1 < kMaxGenerateNameTries) continue;
       return AlreadyExists(res, name);
@@ -338,27 +343,68 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
   strategy->ValidateUpdate(obj, old, &errs);
   if (!errs.empty()) return errs.ToStatus(res.kind, res.group, res.plural, name);
 
-  if (opts.dry_run) return WriteResult{obj, false};
+  api::ResourceAllocator* alloc = nullptr;
+  if (subresource.empty()) {
+    KMOCK_ASSIGN_OR_RETURN(alloc, AllocatorFor(res));
+    if (alloc) KMOCK_RETURN_IF_ERROR(alloc->AllocateForUpdate(obj, old));
+  }
+  if (opts.dry_run) {
+    if (alloc) alloc->ReleaseAfterUpdate(old, obj);
+    return WriteResult{obj, false};
+  }
   auto kv = storage_->Update(key, EncodeObject(res, obj), cur_revision);
+  if (alloc) {
+    if (kv.ok())
+      alloc->ReleaseAfterUpdate(obj, old);
+    else
+      alloc->ReleaseAfterUpdate(old, obj);
+  }
   if (!kv.ok()) {
     if (kv.status().code() == StatusCode::kConflict) return ModifiedConflict(res, name);
     if (kv.status().code() == StatusCode::kNotFound) return NotFound(res, name);
     return Internal(kv.status().message());
   }
   KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
-  KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(key, out, kv->mod_revision));
+  KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(res, key, out, kv->mod_revision));
   return WriteResult{std::move(out), false};
 }
 
-Status Registry::FinishDeletionIfDue(const std::string& key, const json& obj,
+Status Registry::FinishDeletionIfDue(const api::ResourceInfo& res,
+                                     const std::string& key, const json& obj,
                                      int64_t revision) {
   if (!IsDeleting(obj) || HasFinalizers(obj) || GracePeriodOf(obj) > 0)
     return Status::Ok();
   auto d = storage_->Delete(key, revision);
-  if (!d.ok() && d.status().code() != StatusCode::kConflict &&
+  if (d.ok()) {
+    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
+    if (alloc) alloc->Release(obj);
+    return Status::Ok();
+  }
+  if (d.status().code() != StatusCode::kConflict &&
       d.status().code() != StatusCode::kNotFound)
     return Internal(d.status().message());
   return Status::Ok();
+}
+
+Result<api::ResourceAllocator*> Registry::AllocatorFor(const api::ResourceInfo& res) {
+  if (!res.make_allocator) return static_cast<api::ResourceAllocator*>(nullptr);
+  std::lock_guard<std::mutex> l(allocators_mu_);
+  auto it = allocators_.find(&res);
+  if (it != allocators_.end()) return it->second.get();
+  store::ListOptions lo;
+  lo.prefix = res.key_prefix;
+  auto list = storage_->List(lo);
+  if (!list.ok()) return Internal(list.status().message());
+  std::vector<json> existing;
+  for (const auto& kv : list->items) {
+    auto obj = DecodeObject(res, kv.value, kv.mod_revision);
+    if (obj.ok()) existing.push_back(std::move(obj).value());
+  }
+  auto alloc = res.make_allocator(rng_);
+  alloc->Seed(existing);
+  api::ResourceAllocator* out = alloc.get();
+  allocators_.emplace(&res, std::move(alloc));
+  return out;
 }
 
 Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
@@ -563,6 +609,8 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
       if (d.status().code() == StatusCode::kNotFound) return NotFound(res, sname);
       return Internal(d.status().message());
     }
+    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
+    if (alloc) alloc->Release(obj);
     return DeleteResult{std::move(obj), true};
   }
   return ModifiedConflict(res, sname);

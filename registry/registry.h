@@ -19,6 +19,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -185,8 +187,12 @@ class Registry {
                                      json obj, const WriteOptions& opts);
   // Removes an object whose deletion is due (deletionTimestamp set, no
   // finalizers left, grace period 0) after a write.
-  Status FinishDeletionIfDue(const std::string& key, const json& obj,
+  Status FinishDeletionIfDue(const api::ResourceInfo& res,
+                             const std::string& key, const json& obj,
                              int64_t revision);
+  // The kind's allocator, made and seeded from the store on first use;
+  // null for kinds that allocate nothing.
+  Result<api::ResourceAllocator*> AllocatorFor(const api::ResourceInfo& res);
   // Create-time admission: the namespace exists and is not terminating.
   Status AdmitNamespace(const api::ResourceInfo& res, std::string_view ns,
                         const std::string& name);
@@ -200,6 +206,9 @@ class Registry {
   const Clock* clock_;
   Rng* rng_;
   bool garbage_collection_ = false;
+  std::mutex allocators_mu_;
+  std::map<const api::ResourceInfo*, std::unique_ptr<api::ResourceAllocator>>
+      allocators_;  // GUARDED_BY(allocators_mu_)
 };
 
 }  // namespace kmock::registry

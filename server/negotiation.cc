@@ -166,6 +166,91 @@ Result<json> DecodeBody(std::string_view content_type, std::string_view body) {
   return UnsupportedMediaTypeError({"application/json", "application/yaml"});
 }
 
+namespace {
+
+// Go's encoding/json quotes the offending byte this way.
+std::string QuoteChar(char c) {
+  if (c == '\'') return "'\\''";
+  if (c == '"') return "'\"'";
+  return std::string("'") + c + "'";
+}
+
+// Go's syntax error for the input nlohmann rejected: what the scanner was
+// looking for, from the context nlohmann names.
+std::string GoSyntaxMessage(const json::parse_error& e, std::string_view body) {
+  if (e.byte == 0 || e.byte > body.size()) {
+    return "unexpected end of JSON input";
+  }
+  std::string what = e.what();
+  size_t at = e.byte - 1;
+  if (what.find("invalid literal") != std::string::npos) {
+    size_t start = at;
+    while (start > 0 &&
+           std::isalpha(static_cast<unsigned char>(body[start - 1]))) {
+      --start;
+    }
+    std::string_view word = body[start] == 'n'   ? "null"
+                            : body[start] == 't' ? "true"
+                                                 : "false";
+    if (at > start && at - start < word.size()) {
+      return "invalid character " + QuoteChar(body[at]) + " in literal " +
+             std::string(word) + " (expecting " + QuoteChar(word[at - start]) +
+             ")";
+    }
+  }
+  std::string context = "looking for beginning of value";
+  if (what.find("while parsing object key") != std::string::npos) {
+    context = "looking for beginning of object key string";
+  } else if (what.find("while parsing object separator") != std::string::npos) {
+    context = "after object key";
+  } else if (what.find("while parsing object") != std::string::npos) {
+    context = "after object key:value pair";
+  } else if (what.find("while parsing array") != std::string::npos) {
+    context = "after array element";
+  } else if (what.find("expected end of input") != std::string::npos) {
+    context = "after top-level value";
+  }
+  return "invalid character " + QuoteChar(body[at]) + " " + context;
+}
+
+// The start of a body for an error message: text if it looks like JSON,
+// else hex, cut at 30 bytes.
+std::string SummarizeBody(std::string_view body) {
+  constexpr size_t kMax = 30;
+  if (body.empty()) return "<empty>";
+  std::string_view head = body.substr(0, kMax);
+  std::string out;
+  if (body[0] == '{') {
+    out = std::string(head);
+  } else {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char c : head) {
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (body.size() > kMax) out += " ...";
+  return out;
+}
+
+}  // namespace
+
+Status UnrecognizedObjectError(std::string_view kind, std::string_view body) {
+  std::string reason = "unexpected end of JSON input";
+  try {
+    json parsed = json::parse(body);
+    static_cast<void>(parsed);
+  } catch (const json::parse_error& e) {
+    reason = GoSyntaxMessage(e, body);
+  } catch (const json::exception&) {
+  }
+  return BadRequestError(
+      "the object provided is unrecognized (must be of "
+      "type " +
+      std::string(kind) + "): couldn't get version/kind; json parse error: " +
+      reason + " (" + SummarizeBody(body) + ")");
+}
+
 Result<registry::PatchType> PatchTypeOf(std::string_view content_type) {
   std::string media = MediaType(content_type);
   if (media == "application/json-patch+json")

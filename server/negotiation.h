@@ -70,6 +70,12 @@ std::string MediaType(std::string_view content_type);
 Result<nlohmann::json> DecodeBody(std::string_view content_type,
                                   std::string_view body);
 
+// A body that is not valid JSON, as kube-apiserver's decoder reports it for
+// an object of `kind`: 400 "the object provided is unrecognized (must be of
+// type Pod): couldn't get version/kind; json parse error: <message in Go's
+// words> (<summary of the body>)".
+Status UnrecognizedObjectError(std::string_view kind, std::string_view body);
+
 // The patch type of a PATCH request's Content-Type (415 if unknown).
 Result<registry::PatchType> PatchTypeOf(std::string_view content_type);
 

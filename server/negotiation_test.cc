@@ -112,6 +112,30 @@ TEST(NegotiationTest, DecodeJsonYamlAndRefuseProtobuf) {
       "include: application/json, application/yaml");
 }
 
+TEST(NegotiationTest, UnrecognizedObjectInGoWords) {
+  EXPECT_EQ(
+      UnrecognizedObjectError("Pod", R"({"apiVersion":"v1","kind":"Pod",)")
+          .message(),
+      "the object provided is unrecognized (must be of type Pod): "
+      "couldn't get version/kind; json parse error: unexpected end of "
+      R"(JSON input ({"apiVersion":"v1","kind":"Pod ...))");
+  Status st = UnrecognizedObjectError("Pod", R"({"kind":"Pod",})");
+  EXPECT_EQ(st.code(), StatusCode::kBadRequest);
+  EXPECT_EQ(
+      st.message(),
+      "the object provided is unrecognized (must be of type Pod): "
+      "couldn't get version/kind; json parse error: invalid character "
+      R"('}' looking for beginning of object key string ({"kind":"Pod",}))");
+  EXPECT_EQ(UnrecognizedObjectError("Pod", "nope").message(),
+            "the object provided is unrecognized (must be of type Pod): "
+            "couldn't get version/kind; json parse error: invalid character "
+            "'o' in literal null (expecting 'u') (6e6f7065)");
+  EXPECT_EQ(UnrecognizedObjectError("Pod", "").message(),
+            "the object provided is unrecognized (must be of type Pod): "
+            "couldn't get version/kind; json parse error: unexpected end of "
+            "JSON input (<empty>)");
+}
+
 TEST(NegotiationTest, PatchTypes) {
   EXPECT_EQ(*PatchTypeOf("application/strategic-merge-patch+json"),
             registry::PatchType::kStrategicMerge);

@@ -116,7 +116,7 @@ class NodePortAllocator {
 // write fails), AllocateForUpdate likewise on update (then ReleaseAfterUpdate
 // once the write succeeded, or Release(new) minus old on failure: see
 // ReleaseAfterUpdate), and Release after a delete took effect.
-class ServiceAllocator {
+class ServiceAllocator : public ResourceAllocator {
  public:
   explicit ServiceAllocator(Rng* rng, const std::string& cidr = kServiceCidr,
                             int node_port_min = kNodePortMin,
@@ -124,22 +124,22 @@ class ServiceAllocator {
 
   // Reserves the cluster IPs, node ports and health check ports of existing
   // services (10.96.0.1 is always reserved for default/kubernetes).
-  void Seed(const std::vector<json>& services);
+  void Seed(const std::vector<json>& services) override;
   // Fills spec.clusterIP/clusterIPs (unless headless or ExternalName) and
   // the node ports of NodePort/LoadBalancer services. On error nothing stays
   // allocated and the Status is the full 422 (or 500), e.g. `Service "web"
   // is invalid: spec.clusterIPs[0]: Invalid value: "10.96.0.10": failed to
   // allocate IP 10.96.0.10: provided IP is already allocated`.
-  Status AllocateForCreate(json& svc);
+  Status AllocateForCreate(json& svc) override;
   // For an update that passed validation: allocates what `svc` needs and
   // `old` did not hold (a cluster IP when leaving ExternalName, node ports
   // when becoming NodePort/LoadBalancer or for new ports).
-  Status AllocateForUpdate(json& svc, const json& old);
+  Status AllocateForUpdate(json& svc, const json& old) override;
   // After a committed update: frees what `old` held and `svc` no longer
   // does. After a failed update call it with the arguments swapped.
-  void ReleaseAfterUpdate(const json& svc, const json& old);
+  void ReleaseAfterUpdate(const json& svc, const json& old) override;
   // Frees everything `svc` holds.
-  void Release(const json& svc);
+  void Release(const json& svc) override;
 
   ServiceIpAllocator& ips() { return ips_; }
   NodePortAllocator& node_ports() { return ports_; }

@@ -15,9 +15,17 @@ std::string StringField(const json& obj, const char* key) {
 }  // namespace
 
 Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
-  KMOCK_ASSIGN_OR_RETURN(
-      json obj,
-      DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body));
+  std::string content_type = ctx.req->get_header_value("Content-Type");
+  Result<json> decoded = DecodeBody(content_type, *ctx.body);
+  if (!decoded.ok()) {
+    std::string media = MediaType(content_type);
+    if (decoded.status().code() == StatusCode::kBadRequest &&
+        (media.empty() || media == "application/json")) {
+      return UnrecognizedObjectError(ctx.resource->kind, *ctx.body);
+    }
+    return decoded.status();
+  }
+  json obj = std::move(decoded).value();
   if (!obj.is_object()) {
     return BadRequestError("the body of the request must be a JSON object");
   }
