@@ -9,7 +9,7 @@
 #include <iterator>
 #include <optional>
 
-#include "certs/atomic_file.h"
+#include "common/file_io.h"
 #include "certs/cert_builder.h"
 #include "certs/cert_inspect.h"
 #include "certs/openssl_util.h"

@@ -1,6 +1,7 @@
 // The cluster's topology: which nodes exist, what they look like, where the
 // control plane runs, and how fast pods move through their lives.
 //
+// clang-format off
 // kubemock serves DefaultCluster() unless `--cluster FILE` names a file in
 // this format (YAML, or JSON, which is YAML too); every field but the node
 // names is optional and defaults as in the default cluster:
@@ -24,8 +25,10 @@
 //       labels: {disk: ssd}
 //       taints:
 //         - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}
-//       capacity: {cpu: "2", memory: 8Gi, pods: "110", ephemeral-storage:
-//       100Gi} zone: us-east-1a podCIDR: 10.244.0.0/24 internalIP: 10.0.1.10
+//       capacity: {cpu: "2", memory: 8Gi, pods: "110"}
+//       zone: us-east-1a
+//       podCIDR: 10.244.0.0/24
+//       internalIP: 10.0.1.10
 //       instanceType: t3.large
 //       osImage: Ubuntu 22.04.4 LTS
 //       kernelVersion: 5.15.0-1061-aws
@@ -37,6 +40,7 @@
 // first node).
 //
 // Thread safety: plain values; DefaultCluster() is immutable.
+// clang-format on
 #ifndef KMOCK_CONTROLLERS_CLUSTER_H_
 #define KMOCK_CONTROLLERS_CLUSTER_H_
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "kubeconfig/base64.h"
-#include "kubeconfig/file_io.h"
+#include "common/file_io.h"
 
 namespace kmock::kubeconfig {
 namespace {

@@ -1,5 +1,5 @@
 // MergeKubeconfig and WriteStandaloneKubeconfig: the file side.
-#include "kubeconfig/file_io.h"
+#include "common/file_io.h"
 #include "kubeconfig/kubeconfig.h"
 
 namespace kmock::kubeconfig {

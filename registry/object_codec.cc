@@ -48,6 +48,16 @@ std::string EncodeObject(const api::ResourceInfo& res, const json& obj) {
   return copy.dump();
 }
 
+Result<int64_t> ParseResourceVersion(const std::string& rv) {
+  int64_t n = 0;
+  for (char c : rv) {
+    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
+      return Status(StatusCode::kBadRequest, "invalid resource version: " + rv);
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 bool IsSelectableField(const api::ResourceInfo& res, const std::string& field) {
   if (field == "metadata.name" || field == "metadata.namespace") return true;
   for (const auto& f : res.selectable_fields)

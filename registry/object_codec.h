@@ -37,6 +37,10 @@ Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
 // Served object → stored bytes.
 std::string EncodeObject(const api::ResourceInfo& res, const nlohmann::json& obj);
 
+// A resourceVersion as a revision: "" → 0; anything not a decimal number is
+// 400 "invalid resource version: x".
+Result<int64_t> ParseResourceVersion(const std::string& rv);
+
 // The value of a selectable field of obj (metadata.name, metadata.namespace
 // or one of res.selectable_fields). REQUIRES: IsSelectableField.
 std::string FieldValue(const api::ResourceInfo& res, const nlohmann::json& obj,

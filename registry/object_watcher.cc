@@ -108,16 +108,6 @@ class StoreObjectWatcher : public ObjectWatcher {
   std::deque<WatchEvent> pending_;
 };
 
-Result<int64_t> ParseWatchRevision(const std::string& rv) {
-  int64_t n = 0;
-  for (char c : rv) {
-    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
-      return BadRequest("invalid resource version: " + rv);
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
@@ -148,7 +138,7 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
         initial_events.push_back({"ADDED", std::move(obj).value()});
     }
   } else {
-    KMOCK_ASSIGN_OR_RETURN(start, ParseWatchRevision(opts.resource_version));
+    KMOCK_ASSIGN_OR_RETURN(start, ParseResourceVersion(opts.resource_version));
   }
   auto w = storage->Watch(prefix, start);
   if (!w.ok()) {

@@ -73,17 +73,6 @@ void KeepSystemMetadata(json& obj, const json& old) {
     m["namespace"] = om.value("namespace", "");
 }
 
-Result<int64_t> ParseRevision(const std::string& rv) {
-  if (rv.empty()) return int64_t{0};
-  int64_t n = 0;
-  for (char c : rv) {
-    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
-      return BadRequest("invalid resource version: " + rv);
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
-
 }  // namespace
 
 Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
@@ -105,7 +94,7 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
   KMOCK_ASSIGN_OR_RETURN(Filter filter,
                          MakeFilter(res, opts.label_selector, opts.field_selector));
   const std::string prefix = ObjectPrefix(res, ns);
-  KMOCK_ASSIGN_OR_RETURN(int64_t rv, ParseRevision(opts.resource_version));
+  KMOCK_ASSIGN_OR_RETURN(int64_t rv, ParseResourceVersion(opts.resource_version));
   const std::string& match = opts.resource_version_match;
   if (!match.empty() && match != "NotOlderThan" && match != "Exact")
     return Status(StatusCode::kInvalid,

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 import unittest
 
 import harness

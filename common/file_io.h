@@ -1,10 +1,11 @@
-// File plumbing for kubeconfig writes: atomic replacement at a given mode,
-// directory creation, kubectl's "<file>.lock" lock file, symlink
-// resolution (so a symlinked ~/.kube/config stays a symlink).
+// File plumbing for the files kubemock writes (PKI, kubeconfig): atomic
+// replacement at a given mode (a reader sees the old or the new contents,
+// never a torn file), directory creation, kubectl's "<file>.lock" lock
+// file, symlink resolution (so a symlinked ~/.kube/config stays a symlink).
 //
 // Thread safety: free functions; FileLock is a per-holder RAII object.
-#ifndef KMOCK_KUBECONFIG_FILE_IO_H_
-#define KMOCK_KUBECONFIG_FILE_IO_H_
+#ifndef KMOCK_COMMON_FILE_IO_H_
+#define KMOCK_COMMON_FILE_IO_H_
 
 #include <sys/types.h>
 
@@ -12,7 +13,7 @@
 
 #include "common/status.h"
 
-namespace kmock::kubeconfig {
+namespace kmock {
 
 // Writes via a temporary file in the same directory, fsync, rename.
 Status WriteFileAtomically(const std::string& path, const std::string& data,
@@ -42,6 +43,6 @@ class FileLock {
   std::string lock_path_;
 };
 
-}  // namespace kmock::kubeconfig
+}  // namespace kmock
 
-#endif  // KMOCK_KUBECONFIG_FILE_IO_H_
+#endif  // KMOCK_COMMON_FILE_IO_H_

@@ -1,4 +1,4 @@
-#include "kubeconfig/file_io.h"
+#include "common/file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace kmock::kubeconfig {
+namespace kmock {
 
 namespace {
 
@@ -117,7 +117,7 @@ Result<FileLock> FileLock::Acquire(const std::string& path) {
     if (errno == EEXIST) {
       return Status(
           StatusCode::kConflict,
-          "kubeconfig " + path + " is locked by " + lock_path +
+          path + " is locked by " + lock_path +
               "; remove it if no other kubectl or kubemock is writing");
     }
     return ErrnoError("creating lock file", lock_path);
@@ -130,4 +130,4 @@ FileLock::~FileLock() {
   if (!lock_path_.empty()) unlink(lock_path_.c_str());
 }
 
-}  // namespace kmock::kubeconfig
+}  // namespace kmock
