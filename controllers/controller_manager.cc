@@ -54,6 +54,8 @@ Status ControllerManager::Start() {
                   ? lifecycle::DefaultStages(cluster_.pacing)
                   : options_.stages;
   ko.workers = options_.kubelet_workers;
+  ko.bootstrap_pods.insert(system_pods_.begin(), system_pods_.end());
+  ko.bootstrap_stages = lifecycle::DefaultStages(lifecycle::StagePacing{});
   KMOCK_ASSIGN_OR_RETURN(
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
                                   nodes_.get(), std::move(configs), ko));

@@ -284,5 +284,23 @@ TEST_F(ControllerManagerTest, PacedStagesWaitForTheFakeClock) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(ControllerManagerTest, PacedClusterIsReadyWithoutWaiting) {
+  // Every step of a learner's pod takes a minute, but the control plane was
+  // already running when the cluster came up: ready at once, the fake clock
+  // never advanced.
+  ClusterSpec paced = DefaultCluster();
+  paced.pacing = lifecycle::StagePacing::Uniform(std::chrono::minutes(1), 0);
+  ControllerManagerOptions opts;
+  cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
+                                            paced, opts);
+  ASSERT_TRUE(cm_->Start().ok());
+  EXPECT_TRUE(cm_->WaitForClusterReady(milliseconds(10000)).ok());
+  CreatePod("paced", NginxSpec());
+  std::this_thread::sleep_for(milliseconds(200));
+  auto p = registry_->Get(*res_.pods, "default", "paced");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["phase"], "Pending");
+}
+
 }  // namespace
 }  // namespace kmock::controllers

@@ -258,8 +258,10 @@ Status Kubelets::Sync(const std::string& key) {
   bool deleted = false;
   for (int guard = 0; guard < 64; ++guard) {
     json view = lifecycle::BuildView(*pod, entry.rt);
-    const lifecycle::Stage* stage =
-        lifecycle::MatchStage(options_.stages, view);
+    const lifecycle::Stage* stage = lifecycle::MatchStage(
+        options_.bootstrap_pods.count(key) ? options_.bootstrap_stages
+                                           : options_.stages,
+        view);
     if (stage == nullptr) break;
     TimePoint now = clock_->Now();
     if (entry.pending_stage != stage->name) {

@@ -50,6 +50,12 @@ struct KubeletNodeConfig {
 struct KubeletOptions {
   std::vector<lifecycle::Stage> stages;  // usually DefaultStages(pacing)
   int workers = 2;
+  // Pods ("ns/name") that were already running when the cluster came up
+  // (the control plane, kube-proxy): they go through bootstrap_stages,
+  // instant, whatever the pacing, so a paced classroom cluster is ready at
+  // once and only the learners' pods start slowly.
+  std::set<std::string> bootstrap_pods;
+  std::vector<lifecycle::Stage> bootstrap_stages;
 };
 
 class Kubelets {
