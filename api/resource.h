@@ -53,6 +53,16 @@ struct SelectableField {
   std::function<std::string(const json& obj)> value;
 };
 
+// The scale subresource (served as autoscaling/v1 Scale), declared as a
+// CRD declares it: where the replica counts and the selector live.
+struct ScaleSubresource {
+  std::string spec_replicas_path = "spec.replicas";      // dotted JSON path
+  std::string status_replicas_path = "status.replicas";  // dotted JSON path
+  // A metav1.LabelSelector object whose string form ("app=web") becomes
+  // Scale.status.selector.
+  std::string selector_path = "spec.selector";
+};
+
 struct StrategyContext {
   const Clock* clock = nullptr;
 };
@@ -79,6 +89,14 @@ class Strategy {
                               FieldErrors* errs) const;
   // Whether an update may create a missing object.
   virtual bool AllowCreateOnUpdate() const { return false; }
+  // Refuses a delete (e.g. 403 for the namespaces a cluster cannot lose).
+  virtual Status ValidateDelete(const json& obj) const;
+  // Marks an object whose deletion has begun but must wait (a namespace
+  // goes Terminating). Called once, when deletionTimestamp is first set.
+  virtual void PrepareForDelete(json& obj) const;
+  // Whether something besides metadata.finalizers and the grace period
+  // keeps a deleted object (a namespace's spec.finalizers).
+  virtual bool DeletionBlocked(const json& obj) const;
   // Graceful deletion: the grace period to apply given what the client asked
   // (nullopt: the kind's default). nullopt result = delete at once.
   virtual std::optional<int64_t> GracePeriodSeconds(
@@ -149,7 +167,11 @@ struct ResourceInfo {
   std::vector<SelectableField> selectable_fields;
 
   const Strategy* strategy = nullptr;
-  const Strategy* status_strategy = nullptr;  // set iff "status" subresource
+  const Strategy* status_strategy = nullptr;    // set iff "status" subresource
+  const Strategy* finalize_strategy = nullptr;  // set iff "finalize" subresource
+
+  // Set iff the kind has a "scale" subresource.
+  std::optional<ScaleSubresource> scale;
 
   // Makes the kind's allocator (null: the kind allocates nothing).
   std::function<std::unique_ptr<ResourceAllocator>(Rng* rng)> make_allocator;
@@ -168,6 +190,9 @@ struct ResourceInfo {
     return group.empty() ? plural : plural + "." + group;
   }
   bool HasVerb(std::string_view verb) const;
+  // The strategy of an update of the resource ("") or of its status or
+  // finalize subresource; null if the resource has no such subresource.
+  const Strategy* UpdateStrategyFor(std::string_view subresource) const;
   const Subresource* FindSubresource(std::string_view name) const;
 };
 

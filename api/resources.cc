@@ -97,6 +97,7 @@ ResourceInfo Namespaces() {
   r.selectable_fields = kinds::NamespaceSelectableFields();
   r.strategy = kinds::NamespaceStrategy();
   r.status_strategy = kinds::NamespaceStatusStrategy();
+  r.finalize_strategy = kinds::NamespaceFinalizeStrategy();
   return r;
 }
 
@@ -208,6 +209,13 @@ ResourceInfo Leases() {
 }
 
 }  // namespace
+
+const Strategy* ResourceInfo::UpdateStrategyFor(std::string_view sub) const {
+  if (sub.empty()) return strategy;
+  if (sub == "status") return status_strategy;
+  if (sub == "finalize") return finalize_strategy;
+  return nullptr;
+}
 
 bool ResourceInfo::HasVerb(std::string_view verb) const {
   return std::find(verbs.begin(), verbs.end(), verb) != verbs.end();

@@ -14,6 +14,14 @@ void Strategy::Validate(const json& /*obj*/, FieldErrors* /*errs*/) const {}
 void Strategy::ValidateUpdate(const json& /*obj*/, const json& /*old*/,
                               FieldErrors* /*errs*/) const {}
 
+Status Strategy::ValidateDelete(const json& /*obj*/) const {
+  return Status::Ok();
+}
+
+void Strategy::PrepareForDelete(json& /*obj*/) const {}
+
+bool Strategy::DeletionBlocked(const json& /*obj*/) const { return false; }
+
 std::optional<int64_t> Strategy::GracePeriodSeconds(
     const json& /*obj*/, std::optional<int64_t> /*requested*/) const {
   // Kinds without graceful deletion go at once.

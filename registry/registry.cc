@@ -319,8 +319,7 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
   KMOCK_RETURN_IF_ERROR(ValidateFields(res, obj, opts));
   KeepSystemMetadata(obj, old);
   MutableMeta(obj)["resourceVersion"] = MetaString(old, "resourceVersion");
-  const api::Strategy* strategy =
-      subresource == "status" ? res.status_strategy : res.strategy;
+  const api::Strategy* strategy = res.UpdateStrategyFor(subresource);
   if (!strategy) return NotFound(res, name);
   res.strategy->Default(obj);
   strategy->PrepareForUpdate(obj, old);
@@ -361,7 +360,8 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
 Status Registry::FinishDeletionIfDue(const api::ResourceInfo& res,
                                      const std::string& key, const json& obj,
                                      int64_t revision) {
-  if (!IsDeleting(obj) || HasFinalizers(obj) || GracePeriodOf(obj) > 0)
+  if (!IsDeleting(obj) || HasFinalizers(obj) || GracePeriodOf(obj) > 0 ||
+      res.strategy->DeletionBlocked(obj))
     return Status::Ok();
   auto d = storage_->Delete(key, revision);
   if (d.ok()) {
@@ -549,6 +549,7 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
                           ", ResourceVersion in object meta: " +
                           MetaString(obj, "resourceVersion"));
 
+    KMOCK_RETURN_IF_ERROR(res.strategy->ValidateDelete(obj));
     json updated = obj;
     json& meta = MutableMeta(updated);
     if (garbage_collection_) {
@@ -564,19 +565,21 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
     std::optional<int64_t> grace =
         res.strategy->GracePeriodSeconds(obj, opts.grace_period_seconds);
     const bool graceful = grace.has_value() && *grace > 0;
-    const bool pending = graceful || HasFinalizers(updated);
+    const bool blocked = HasFinalizers(updated) || res.strategy->DeletionBlocked(updated);
+    const bool pending = graceful || blocked;
     if (pending) {
       const int64_t g = grace.value_or(0);
       const TimePoint now = clock_->Now();
       if (!IsDeleting(obj)) {
         meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
         meta["deletionGracePeriodSeconds"] = g;
+        res.strategy->PrepareForDelete(updated);
       } else if (g < GracePeriodOf(obj)) {
         // A shorter grace period replaces a longer one, as upstream allows.
         meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
         meta["deletionGracePeriodSeconds"] = g;
       }
-      if (!graceful && !HasFinalizers(updated)) {
+      if (!graceful && !blocked) {
         // Nothing holds it any more: fall through to the real delete.
       } else {
         if (opts.dry_run || updated == obj) return DeleteResult{updated, false};

@@ -262,3 +262,40 @@ TEST_F(RegistryTest, StrictFieldValidationRejectsUnknownFields) {
 
 }  // namespace
 }  // namespace kmock::registry
+
+namespace kmock::registry {
+namespace {
+
+TEST_F(RegistryTest, NamespaceDeletionWaitsForTheFinalizeSubresource) {
+  ASSERT_TRUE(registry_->Create(*namespaces_, "", json{{"metadata", {{"name", "lab"}}}}, {}).ok());
+  auto d = registry_->Delete(*namespaces_, "", "lab", {});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_FALSE(d->deleted);
+  EXPECT_EQ(d->object["status"]["phase"], "Terminating");
+  EXPECT_TRUE(d->object["metadata"].contains("deletionTimestamp"));
+
+  auto in = registry_->Create(*pods_, "lab", Pod("late"), {});
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.status().code(), StatusCode::kForbidden);
+  EXPECT_EQ(in.status().message(),
+            "pods \"late\" is forbidden: unable to create new content in namespace "
+            "lab because it is being terminated");
+
+  json ns = d->object;
+  ns["spec"]["finalizers"] = json::array();
+  auto fin = registry_->Update(*namespaces_, "", "lab", "finalize", ns, {});
+  ASSERT_TRUE(fin.ok()) << fin.status().ToString();
+  EXPECT_EQ(registry_->Get(*namespaces_, "", "lab").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(RegistryTest, SystemNamespacesCannotBeDeleted) {
+  auto d = registry_->Delete(*namespaces_, "", "default", {});
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kForbidden);
+  EXPECT_EQ(d.status().message(),
+            "namespaces \"default\" is forbidden: this namespace may not be deleted");
+  EXPECT_TRUE(registry_->Get(*namespaces_, "", "default").ok());
+}
+
+}  // namespace
+}  // namespace kmock::registry

@@ -76,6 +76,31 @@ class NamespaceStrategyImpl : public Strategy {
                       FieldErrors* errs) const override {
     ValidateSpecFinalizers(obj, errs);
   }
+
+  // kube-apiserver refuses to delete the namespaces a cluster needs.
+  Status ValidateDelete(const json& obj) const override {
+    std::string name = Str(obj, {"metadata", "name"});
+    if (name == "default" || name == "kube-system" || name == "kube-public") {
+      StatusDetails d;
+      d.name = name;
+      d.kind = "namespaces";
+      return Status(StatusCode::kForbidden,
+                    "namespaces \"" + name +
+                        "\" is forbidden: this namespace may not be deleted",
+                    d);
+    }
+    return Status::Ok();
+  }
+
+  // A deleted namespace is Terminating until its content is gone and the
+  // namespace controller has emptied spec.finalizers.
+  void PrepareForDelete(json& obj) const override {
+    ObjectAt(obj, "status")["phase"] = "Terminating";
+  }
+
+  bool DeletionBlocked(const json& obj) const override {
+    return !Array(obj, {"spec", "finalizers"}).empty();
+  }
 };
 
 class NamespaceFinalizeStrategyImpl : public Strategy {
