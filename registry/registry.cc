@@ -11,6 +11,7 @@
 #include "registry/continue_token.h"
 #include "registry/object_codec.h"
 #include "registry/object_watcher.h"
+#include "registry/scale.h"
 
 namespace kmock::registry {
 
@@ -79,14 +80,48 @@ Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
     : storage_(storage), clock_(clock), rng_(rng) {}
 
 Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
-                           std::string_view name) {
+                           std::string_view name, std::string_view subresource) {
+  if (subresource == "scale" && !res.scale) return NotFound(res, std::string(name));
   auto kv = storage_->Get(ObjectKey(res, ns, name));
   if (!kv.ok()) {
     if (kv.status().code() == StatusCode::kNotFound)
       return NotFound(res, std::string(name));
     return Internal(kv.status().message());
   }
-  return DecodeObject(res, kv->value, kv->mod_revision);
+  KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, kv->value, kv->mod_revision));
+  if (subresource == "scale") return ScaleOf(res, obj);
+  return obj;
+}
+
+Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
+                                          std::string_view ns,
+                                          std::string_view name,
+                                          const json& scale,
+                                          const WriteOptions& opts) {
+  if (!res.scale) return NotFound(res, std::string(name));
+  if (!scale.is_object()) return BadRequest("the body of the request must be a Scale object");
+  KMOCK_RETURN_IF_ERROR(ValidateScale(scale));
+  std::string want_rv;
+  if (auto m = scale.find("metadata"); m != scale.end() && m->is_object())
+    want_rv = m->value("resourceVersion", "");
+  const std::string key = ObjectKey(res, ns, name);
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    auto cur = storage_->Get(key);
+    if (!cur.ok()) {
+      if (cur.status().code() == StatusCode::kNotFound) return NotFound(res, std::string(name));
+      return Internal(cur.status().message());
+    }
+    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+      return ModifiedConflict(res, std::string(name));
+    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    json obj = old;
+    ApplyScale(res, scale, &obj);
+    auto r = UpdateExisting(res, "", key, cur->mod_revision, old, obj, opts);
+    if (!r.ok() && r.status().code() == StatusCode::kConflict && want_rv.empty()) continue;
+    if (!r.ok()) return r.status();
+    return WriteResult{ScaleOf(res, r->object), false};
+  }
+  return ModifiedConflict(res, std::string(name));
 }
 
 Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
@@ -414,6 +449,7 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
           "the namespace of the provided object does not match the namespace "
           "sent on the request");
   }
+  if (subresource == "scale") return UpdateScale(res, ns, name, obj, opts);
   const std::string key = ObjectKey(res, ns, name);
   const std::string want_rv = MetaString(obj, "resourceVersion");
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
@@ -444,8 +480,30 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
   json patch = json::parse(body, nullptr, false);
   if (patch.is_discarded())
     return BadRequest("error decoding patch: invalid JSON");
-  const std::string key = ObjectKey(res, ns, name);
   const api::Schema& schema = api::Schema::Get();
+  if (subresource == "scale") {
+    // Patch the Scale view, then write its replicas like a PUT of it.
+    if (!res.scale) return NotFound(res, std::string(name));
+    for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+      KMOCK_ASSIGN_OR_RETURN(json scale, Get(res, ns, name, "scale"));
+      Result<json> patched = Status(StatusCode::kInternal, "unknown patch type");
+      if (type == PatchType::kJsonPatch)
+        patched = patch::ApplyJsonPatch(scale, patch);
+      else if (type == PatchType::kMergePatch)
+        patched = patch::ApplyMergePatch(scale, patch);
+      else
+        patched = patch::ApplyStrategicMergePatch(
+            scale, patch, schema, schema.Find("io.k8s.api.autoscaling.v1.Scale"));
+      if (!patched.ok()) return patched.status();
+      auto r = UpdateScale(res, ns, name, *patched, opts);
+      if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+          MetaString(patch, "resourceVersion").empty())
+        continue;
+      return r;
+    }
+    return ModifiedConflict(res, std::string(name));
+  }
+  const std::string key = ObjectKey(res, ns, name);
   const api::Type* root = schema.Find(res.schema_type);
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     auto cur = storage_->Get(key);

@@ -122,8 +122,10 @@ class Registry {
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
+  // subresource: "" or "status" (the object), or "scale" (an
+  // autoscaling/v1 Scale built from the object).
   Result<json> Get(const api::ResourceInfo& res, std::string_view ns,
-                   std::string_view name);
+                   std::string_view name, std::string_view subresource = "");
   // Returns the List object (kind <Kind>List, metadata.resourceVersion,
   // continue, remainingItemCount, items).
   Result<json> List(const api::ResourceInfo& res, std::string_view ns,
@@ -185,6 +187,11 @@ class Registry {
                                      const std::string& key,
                                      int64_t cur_revision, const json& old,
                                      json obj, const WriteOptions& opts);
+  // PUT of the scale subresource: a Scale whose spec.replicas goes into the
+  // object through the main strategy.
+  Result<WriteResult> UpdateScale(const api::ResourceInfo& res,
+                                  std::string_view ns, std::string_view name,
+                                  const json& scale, const WriteOptions& opts);
   // Removes an object whose deletion is due (deletionTimestamp set, no
   // finalizers left, grace period 0) after a write.
   Status FinishDeletionIfDue(const api::ResourceInfo& res,

@@ -299,3 +299,48 @@ TEST_F(RegistryTest, SystemNamespacesCannotBeDeleted) {
 
 }  // namespace
 }  // namespace kmock::registry
+
+namespace kmock::registry {
+namespace {
+
+// The scale subresource is generic: any kind that declares where its
+// replicas live gets an autoscaling/v1 Scale view (here a Service copy).
+TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
+  api::ResourceInfo scalable = *api::Catalog::Get().Find("", "v1", "services");
+  scalable.key_prefix = "/registry/scaletest/";
+  scalable.make_allocator = nullptr;
+  scalable.scale = api::ScaleSubresource{};
+  scalable.scale->selector_path = "spec.podSelector";
+  json svc = {{"metadata", {{"name", "web"}}},
+              {"spec",
+               {{"replicas", 2},
+                {"podSelector", {{"matchLabels", {{"app", "web"}}}}},
+                {"ports", {{{"port", 80}}}}}}};
+  ASSERT_TRUE(registry_->Create(scalable, "default", svc, {}).ok());
+  auto sc = registry_->Get(scalable, "default", "web", "scale");
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ((*sc)["kind"], "Scale");
+  EXPECT_EQ((*sc)["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ((*sc)["spec"]["replicas"], 2);
+  EXPECT_EQ((*sc)["status"]["selector"], "app=web");
+
+  auto p = registry_->Patch(scalable, "default", "web", "scale", PatchType::kMergePatch,
+                            R"({"spec":{"replicas":5}})", {});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->object["spec"]["replicas"], 5);
+  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"], 5);
+
+  auto neg = registry_->Patch(scalable, "default", "web", "scale", PatchType::kMergePatch,
+                              R"({"spec":{"replicas":-1}})", {});
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(neg.status().message(),
+            "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must "
+            "be greater than or equal to 0");
+  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"], 5);
+  EXPECT_EQ(registry_->Get(*pods_, "default", "x", "scale").status().code(),
+            StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kmock::registry

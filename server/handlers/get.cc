@@ -1,4 +1,5 @@
-// GET of one object, or of its status subresource (the same object).
+// GET of one object, of its status subresource (the same object), or of
+// its scale subresource (an autoscaling/v1 Scale).
 #include "server/errors.h"
 #include "server/handlers/context.h"
 #include "server/handlers/render.h"
@@ -8,14 +9,21 @@ namespace kmock::server {
 
 void HandleGet(const RequestContext& ctx, httplib::Response& res) {
   const std::string& sub = ctx.info->subresource;
-  if (!sub.empty() && sub != "status") {
+  if (!sub.empty() && sub != "status" && sub != "scale") {
     WriteError(res, NotFoundPathError());
     return;
   }
   Result<nlohmann::json> obj =
-      ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name);
+      ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name, sub);
   if (!obj.ok()) {
     WriteError(res, obj.status());
+    return;
+  }
+  if (sub == "scale") {
+    // A Scale has no Table form: answer the object itself.
+    OutputFormat plain = ctx.output;
+    plain.table = false;
+    WriteEncoded(res, 200, *obj, plain);
     return;
   }
   Result<nlohmann::json> out =
