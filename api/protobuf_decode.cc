@@ -1,6 +1,8 @@
 #include "api/protobuf_decode.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -207,8 +209,16 @@ struct ValueSpec {
 };
 
 // The special protobuf encodings of scalar-like types.
-enum class Shape { kPlain, kMessage, kQuantity, kTime, kMicroTime,
-                   kIntOrString, kRawJson, kUnreadable };
+enum class Shape {
+  kPlain,
+  kMessage,
+  kQuantity,
+  kTime,
+  kMicroTime,
+  kIntOrString,
+  kRawJson,
+  kUnreadable
+};
 
 struct Envelope {
   std::string api_version, kind;
@@ -284,7 +294,8 @@ class Decoder {
   // Decodes a whole body (magic included) found inside a RawExtension.
   std::string Nested(std::string_view body, int depth, json* out) {
     Envelope env;
-    if (std::string err = ReadEnvelope(body.substr(kProtobufMagic.size()), &env);
+    if (std::string err =
+            ReadEnvelope(body.substr(kProtobufMagic.size()), &env);
         !err.empty()) {
       return err;
     }
@@ -305,8 +316,7 @@ class Decoder {
 
   const Type* FindByGvk(std::string_view api_version, std::string_view kind) {
     std::string_view group, version = api_version;
-    if (size_t slash = api_version.find('/');
-        slash != std::string_view::npos) {
+    if (size_t slash = api_version.find('/'); slash != std::string_view::npos) {
       group = api_version.substr(0, slash);
       version = api_version.substr(slash + 1);
     }
@@ -506,8 +516,8 @@ class Decoder {
       return "Time.MarshalJSON: year outside of range [0,9999]";
     }
     TimePoint t{std::chrono::duration_cast<TimePoint::duration>(
-        std::chrono::seconds(seconds) +
-        (micro ? std::chrono::nanoseconds(nanos) : std::chrono::nanoseconds(0)))};
+        std::chrono::seconds(seconds) + (micro ? std::chrono::nanoseconds(nanos)
+                                               : std::chrono::nanoseconds(0)))};
     *out = micro ? FormatRfc3339Micro(t) : FormatRfc3339(t);
     return "";
   }
@@ -728,10 +738,11 @@ class Decoder {
     bool keep = present && !slot->is_null();
     if (keep && ShapeOf(spec) == Shape::kPlain && !f.required &&
         !KeepsZeroValue(type_name, f.name)) {
-      keep = !((slot->is_string() && slot->get_ref<const std::string&>().empty()) ||
-               (slot->is_boolean() && !slot->get<bool>()) ||
-               (slot->is_number_integer() && slot->get<int64_t>() == 0) ||
-               (slot->is_number_float() && slot->get<double>() == 0.0));
+      keep = !(
+          (slot->is_string() && slot->get_ref<const std::string&>().empty()) ||
+          (slot->is_boolean() && !slot->get<bool>()) ||
+          (slot->is_number_integer() && slot->get<int64_t>() == 0) ||
+          (slot->is_number_float() && slot->get<double>() == 0.0));
     }
     if (!keep) out->erase(f.name);
     return "";
@@ -758,7 +769,8 @@ Status Unrecognized(const Type* expected, std::string_view reason,
   }
   if (body.size() > kMax) summary += " ...";
   std::string what = "the object provided is unrecognized";
-  if (expected != nullptr) what += " (must be of type " + expected->gvk_kind + ")";
+  if (expected != nullptr)
+    what += " (must be of type " + expected->gvk_kind + ")";
   return BadRequestError(what + ": " + std::string(reason) + " (" + summary +
                          ")");
 }
@@ -901,10 +913,10 @@ Result<json> DecodeProtobufObject(std::string_view body, const Schema& schema,
     // The URL's kind fills in what the envelope leaves out.
     if (env.kind.empty()) env.kind = expected_root->gvk_kind;
     if (env.api_version.empty()) {
-      env.api_version = expected_root->gvk_group.empty()
-                            ? expected_root->gvk_version
-                            : expected_root->gvk_group + "/" +
-                                  expected_root->gvk_version;
+      env.api_version =
+          expected_root->gvk_group.empty()
+              ? expected_root->gvk_version
+              : expected_root->gvk_group + "/" + expected_root->gvk_version;
     }
   }
   if (env.kind.empty()) {

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <set>
 
+#include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
 #include "api/kinds/lease.h"
 #include "api/kinds/namespace.h"
 #include "api/kinds/node.h"
 #include "api/kinds/pod.h"
+#include "api/kinds/replicaset.h"
 #include "api/kinds/service.h"
 #include "api/kinds/util.h"
 #include "api/resource.h"
@@ -208,6 +210,55 @@ ResourceInfo Leases() {
   return r;
 }
 
+ResourceInfo Deployments() {
+  ResourceInfo r;
+  r.group = "apps";
+  r.version = "v1";
+  r.kind = "Deployment";
+  r.list_kind = "DeploymentList";
+  r.plural = "deployments";
+  r.singular = "deployment";
+  r.short_names = {"deploy"};
+  r.categories = {"all"};
+  r.namespaced = true;
+  r.verbs = kAllVerbs;
+  r.subresources = {Sub("scale", "autoscaling", "Scale", kStatusVerbs),
+                    Sub("status", "apps", "Deployment", kStatusVerbs)};
+  r.key_prefix = "/registry/deployments/";
+  r.schema_type = "io.k8s.api.apps.v1.Deployment";
+  r.columns = kinds::DeploymentColumns();
+  r.cells = kinds::DeploymentCells;
+  r.strategy = kinds::DeploymentStrategy();
+  r.status_strategy = kinds::DeploymentStatusStrategy();
+  r.scale = ScaleSubresource{};
+  return r;
+}
+
+ResourceInfo ReplicaSets() {
+  ResourceInfo r;
+  r.group = "apps";
+  r.version = "v1";
+  r.kind = "ReplicaSet";
+  r.list_kind = "ReplicaSetList";
+  r.plural = "replicasets";
+  r.singular = "replicaset";
+  r.short_names = {"rs"};
+  r.categories = {"all"};
+  r.namespaced = true;
+  r.verbs = kAllVerbs;
+  r.subresources = {Sub("scale", "autoscaling", "Scale", kStatusVerbs),
+                    Sub("status", "apps", "ReplicaSet", kStatusVerbs)};
+  r.key_prefix = "/registry/replicasets/";
+  r.schema_type = "io.k8s.api.apps.v1.ReplicaSet";
+  r.columns = kinds::ReplicaSetColumns();
+  r.cells = kinds::ReplicaSetCells;
+  r.selectable_fields = kinds::ReplicaSetSelectableFields();
+  r.strategy = kinds::ReplicaSetStrategy();
+  r.status_strategy = kinds::ReplicaSetStatusStrategy();
+  r.scale = ScaleSubresource{};
+  return r;
+}
+
 }  // namespace
 
 const Strategy* ResourceInfo::UpdateStrategyFor(std::string_view sub) const {
@@ -231,8 +282,8 @@ const Subresource* ResourceInfo::FindSubresource(std::string_view name) const {
 const Catalog& Catalog::Get() {
   static const Catalog* catalog = [] {
     static const ResourceInfo kResources[] = {
-        Bindings(), CoreEvents(), Namespaces(), Nodes(),
-        Pods(),     Services(),   Leases(),     EventsV1(),
+        Bindings(), CoreEvents(),  Namespaces(),  Nodes(),  Pods(),
+        Services(), Deployments(), ReplicaSets(), Leases(), EventsV1(),
     };
     auto* c = new Catalog();
     for (const ResourceInfo& r : kResources) c->Add(&r);

@@ -71,10 +71,11 @@ TEST(CatalogTest, EveryResourceIsComplete) {
 
 TEST(CatalogTest, GroupVersionsInOrder) {
   auto gvs = Catalog::Get().GroupVersions();
-  ASSERT_EQ(gvs.size(), 3u);
+  ASSERT_EQ(gvs.size(), 4u);
   EXPECT_EQ(gvs[0], (std::pair<std::string, std::string>{"", "v1"}));
-  EXPECT_EQ(gvs[1].first, "coordination.k8s.io");
-  EXPECT_EQ(gvs[2].first, "events.k8s.io");
+  EXPECT_EQ(gvs[1].first, "apps");
+  EXPECT_EQ(gvs[2].first, "coordination.k8s.io");
+  EXPECT_EQ(gvs[3].first, "events.k8s.io");
 }
 
 TEST(CatalogTest, LeasesAndUnknown) {

@@ -35,6 +35,7 @@ Status ControllerManager::Start() {
 
   pods_ = std::make_unique<Informer>(registry_, res_.pods);
   pods_->AddIndex(kPodsByNodeIndex, PodNodeIndex);
+  pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
   nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
@@ -64,16 +65,35 @@ Status ControllerManager::Start() {
                                                    names, options_.heartbeat);
   }
 
+  if (res_.replicasets != nullptr && res_.deployments != nullptr) {
+    replicasets_ = std::make_unique<Informer>(registry_, res_.replicasets);
+    replicasets_->AddIndex(kByNamespaceIndex, NamespaceIndex);
+    deployments_ = std::make_unique<Informer>(registry_, res_.deployments);
+    replicaset_controller_ = std::make_unique<ReplicaSetController>(
+        registry_, clock_, res_, pods_.get(), replicasets_.get());
+    deployment_controller_ = std::make_unique<DeploymentController>(
+        registry_, clock_, res_, pods_.get(), replicasets_.get(),
+        deployments_.get());
+  }
+
   nodes_->Start();
   pods_->Start();
+  if (replicasets_) replicasets_->Start();
+  if (deployments_) deployments_->Start();
   scheduler_->Start();
   kubelets_->Start();
   if (heartbeats_) heartbeats_->Start();
+  if (replicaset_controller_) replicaset_controller_->Start();
+  if (deployment_controller_) deployment_controller_->Start();
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  if (deployment_controller_) deployment_controller_->Stop();
+  if (replicaset_controller_) replicaset_controller_->Stop();
+  if (deployments_) deployments_->Stop();
+  if (replicasets_) replicasets_->Stop();
   if (heartbeats_) heartbeats_->Stop();
   if (kubelets_) kubelets_->Stop();
   if (scheduler_) scheduler_->Stop();

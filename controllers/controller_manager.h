@@ -1,6 +1,8 @@
 // Owns every in-process controller and starts and stops them together:
 // bootstrap of the cluster (bootstrap.h), the shared pod and node
-// informers, the scheduler, the fake kubelets and the node heartbeats.
+// informers, the scheduler, the fake kubelets, the node heartbeats and,
+// when the catalog serves apps/v1, the ReplicaSet and Deployment
+// controllers.
 // main builds one after the registry and waits for WaitForClusterReady
 // before it announces the server as ready.
 //
@@ -18,9 +20,11 @@
 #include "common/rng.h"
 #include "controllers/bootstrap.h"
 #include "controllers/cluster.h"
+#include "controllers/deployment_controller.h"
 #include "controllers/informer.h"
 #include "controllers/kubelet.h"
 #include "controllers/node_heartbeat.h"
+#include "controllers/replicaset_controller.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/scheduler.h"
 #include "registry/registry.h"
@@ -77,6 +81,10 @@ class ControllerManager {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Kubelets> kubelets_;
   std::unique_ptr<NodeHeartbeats> heartbeats_;
+  std::unique_ptr<Informer> replicasets_;
+  std::unique_ptr<Informer> deployments_;
+  std::unique_ptr<ReplicaSetController> replicaset_controller_;
+  std::unique_ptr<DeploymentController> deployment_controller_;
   bool started_ = false;
 };
 

@@ -254,14 +254,14 @@ Status Kubelets::Sync(const std::string& key) {
     entry.rt = NewRuntime(*pod, agent);
   }
 
+  const std::vector<lifecycle::Stage>& stages =
+      options_.bootstrap_pods.count(key) ? options_.bootstrap_stages
+                                         : options_.stages;
   Status result = Status::Ok();
   bool deleted = false;
   for (int guard = 0; guard < 64; ++guard) {
     json view = lifecycle::BuildView(*pod, entry.rt);
-    const lifecycle::Stage* stage = lifecycle::MatchStage(
-        options_.bootstrap_pods.count(key) ? options_.bootstrap_stages
-                                           : options_.stages,
-        view);
+    const lifecycle::Stage* stage = lifecycle::MatchStage(stages, view);
     if (stage == nullptr) break;
     TimePoint now = clock_->Now();
     if (entry.pending_stage != stage->name) {
@@ -310,12 +310,30 @@ Status Kubelets::Sync(const std::string& key) {
       std::lock_guard<std::mutex> l(mu_);
       entries_[key] = entry;
     }
-    result = WriteStatus(*pod, entry.rt);
-    if (!result.ok()) break;
     for (const auto& ev : events) {
       EventRecord rec{ev.type, ev.reason, ev.message, ev.field_path, ""};
       Status st = agent->recorder->Record(*pod, rec);
       if (!st.ok()) result = st;
+    }
+    // Like a real kubelet's status manager, report what a client would see
+    // between waits, not every step taken in one instant: the sandbox
+    // (ContainerCreating) and the kill are always reported; otherwise only
+    // when the next step waits, or there is none. So a container without a
+    // readiness probe goes from ContainerCreating straight to 1/1 Running.
+    bool report = stage->action == Action::kCreateSandbox ||
+                  stage->action == Action::kKill;
+    if (!report) {
+      const lifecycle::Stage* next =
+          lifecycle::MatchStage(stages, lifecycle::BuildView(*pod, entry.rt));
+      report = next == nullptr || next->delay.count() > 0 ||
+               next->action == Action::kDelete;
+    }
+    if (report) {
+      Status st = WriteStatus(*pod, entry.rt);
+      if (!st.ok()) {
+        result = st;
+        break;
+      }
     }
   }
   if (deleted) {

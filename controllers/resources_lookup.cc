@@ -25,6 +25,8 @@ Result<CoreResources> CoreResources::Lookup() {
           (w.group[0] ? std::string(".") + w.group : "") + " in the catalog");
     }
   }
+  r.deployments = cat.Find("apps", "v1", "deployments");
+  r.replicasets = cat.Find("apps", "v1", "replicasets");
   return r;
 }
 

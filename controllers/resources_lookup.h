@@ -17,8 +17,12 @@ struct CoreResources {
   const api::ResourceInfo* events = nullptr;
   const api::ResourceInfo* leases = nullptr;
   const api::ResourceInfo* services = nullptr;
+  // apps/v1; null while the catalog does not serve them (the workload
+  // controllers then do not run).
+  const api::ResourceInfo* deployments = nullptr;
+  const api::ResourceInfo* replicasets = nullptr;
 
-  // kInternal naming the first resource the catalog lacks.
+  // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup();
 };
 

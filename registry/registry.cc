@@ -244,10 +244,15 @@ Status Registry::AdmitNamespace(const api::ResourceInfo& res,
     terminating = st != nsobj.end() && st->is_object() &&
                   st->value("phase", "") == "Terminating";
   }
-  if (terminating)
-    return Forbidden(res, name,
-                     "unable to create new content in namespace " +
-                         std::string(ns) + " because it is being terminated");
+  if (terminating) {
+    Status st = Forbidden(res, name,
+                          "unable to create new content in namespace " +
+                              std::string(ns) + " because it is being terminated");
+    st.mutable_details().causes.push_back(
+        {"NamespaceTerminating", "namespace " + std::string(ns) + " is being terminated",
+         "metadata.namespace"});
+    return st;
+  }
   return Status::Ok();
 }
 

@@ -17,6 +17,7 @@
 #ifndef KMOCK_REGISTRY_REGISTRY_H_
 #define KMOCK_REGISTRY_REGISTRY_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -176,7 +177,7 @@ class Registry {
   // When true, Delete honours propagationPolicy Orphan and Foreground by
   // adding the orphan / foregroundDeletion finalizers, which only a garbage
   // collector removes. Off until a garbage collector runs.
-  void set_garbage_collection(bool on) { garbage_collection_ = on; }
+  void set_garbage_collection(bool on) { garbage_collection_.store(on); }
 
  private:
   // The shared tail of Update, Patch and GuaranteedUpdate: strategy,
@@ -212,7 +213,7 @@ class Registry {
   store::Storage* storage_;
   const Clock* clock_;
   Rng* rng_;
-  bool garbage_collection_ = false;
+  std::atomic<bool> garbage_collection_{false};
   std::mutex allocators_mu_;
   std::map<const api::ResourceInfo*, std::unique_ptr<api::ResourceAllocator>>
       allocators_;  // GUARDED_BY(allocators_mu_)

@@ -279,7 +279,11 @@ TEST_F(ApiServerTest, ErrorsForPathsVerbsAndBodies) {
   auto pb = c->Post("/api/v1/namespaces/default/pods", std::string("k8s\0", 4),
                     "application/vnd.kubernetes.protobuf");
   ASSERT_TRUE(pb);
-  EXPECT_EQ(pb->status, 415);
+  EXPECT_EQ(pb->status, 400);
+  EXPECT_EQ(json::parse(pb->body)["reason"], "BadRequest");
+  auto cbor = c->Post("/api/v1/namespaces/default/pods", "x", "application/cbor");
+  ASSERT_TRUE(cbor);
+  EXPECT_EQ(cbor->status, 415);
 
   std::string big(70 * 1024, ' ');
   auto large = CertClient()->Post("/api/v1/namespaces/default/pods", big,

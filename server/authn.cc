@@ -71,9 +71,16 @@ Result<std::optional<registry::UserInfo>> Authenticator::Authenticate(
       return UnauthorizedError();
     }
   }
-  if (ssl != nullptr && SSL_get_verify_result(ssl) == X509_V_OK) {
+  if (ssl != nullptr) {
     X509* cert = SSL_get1_peer_certificate(ssl);
     if (cert != nullptr) {
+      // The handshake accepts any certificate, as kube-apiserver's does;
+      // one that does not verify against the client CA (another CA,
+      // expired) is a failed login: 401, on every path.
+      if (SSL_get_verify_result(ssl) != X509_V_OK) {
+        X509_free(cert);
+        return UnauthorizedError();
+      }
       registry::UserInfo user = UserFromCertificate(cert);
       X509_free(cert);
       if (!user.name.empty())

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "api/protobuf_decode.h"
+#include "api/schema.h"
 #include "server/errors.h"
 #include "server/yaml_json.h"
 
@@ -151,7 +153,8 @@ std::string MediaType(std::string_view content_type) {
   return Lower(Trim(content_type.substr(0, semi)));
 }
 
-Result<json> DecodeBody(std::string_view content_type, std::string_view body) {
+Result<json> DecodeBody(std::string_view content_type, std::string_view body,
+                        const api::Type* expected) {
   std::string media = MediaType(content_type);
   if (media.empty() || media == "application/json") {
     try {
@@ -163,7 +166,12 @@ Result<json> DecodeBody(std::string_view content_type, std::string_view body) {
     }
   }
   if (media == "application/yaml") return YamlToJson(body);
-  return UnsupportedMediaTypeError({"application/json", "application/yaml"});
+  if (media == "application/vnd.kubernetes.protobuf") {
+    // The envelope names the type; callers still check it against the URL.
+    return api::DecodeProtobufObject(body, api::Schema::Get(), expected);
+  }
+  return UnsupportedMediaTypeError(
+      {"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"});
 }
 
 namespace {

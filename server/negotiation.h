@@ -14,7 +14,8 @@
 // can serve wins. Nothing acceptable → 406.
 //
 // Request bodies: application/json (or no Content-Type), application/yaml
-// (converted to JSON); anything else (protobuf included, for now) → 415.
+// (converted to JSON), Kubernetes protobuf (decoded by the schema's field
+// numbers); anything else → 415.
 // Patch bodies pick the patch type from the Content-Type.
 //
 // Thread safety: pure functions; safe from any thread.
@@ -27,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/schema.h"
 #include "common/status.h"
 #include "registry/registry.h"
 
@@ -65,10 +67,13 @@ DiscoveryFormat NegotiateDiscovery(std::string_view accept);
 // The bare media type of a Content-Type, lower-cased ("application/json").
 std::string MediaType(std::string_view content_type);
 
-// A create/update body as JSON. kBadRequest on malformed input,
-// kUnsupportedMediaType for formats we do not read.
+// A create/update body as JSON: JSON, YAML, or Kubernetes protobuf (decoded
+// by field number from the schema; `expected` is the type the URL names, so
+// envelope errors can name it; null picks the type from the envelope).
+// kBadRequest on malformed input, kUnsupportedMediaType for other formats.
 Result<nlohmann::json> DecodeBody(std::string_view content_type,
-                                  std::string_view body);
+                                  std::string_view body,
+                                  const api::Type* expected = nullptr);
 
 // A body that is not valid JSON, as kube-apiserver's decoder reports it for
 // an object of `kind`: 400 "the object provided is unrecognized (must be of

@@ -103,13 +103,18 @@ TEST(NegotiationTest, DecodeJsonYamlAndRefuseProtobuf) {
   auto bad = DecodeBody("application/json", "{nope");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kBadRequest);
-  auto pb = DecodeBody("application/vnd.kubernetes.protobuf", "k8s\0");
+  // A protobuf envelope with nothing in it: kube-apiserver's 400.
+  auto pb = DecodeBody("application/vnd.kubernetes.protobuf",
+                       std::string("k8s\0", 4));
   ASSERT_FALSE(pb.ok());
-  EXPECT_EQ(pb.status().code(), StatusCode::kUnsupportedMediaType);
+  EXPECT_EQ(pb.status().code(), StatusCode::kBadRequest);
+  auto other = DecodeBody("application/cbor", "x");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), StatusCode::kUnsupportedMediaType);
   EXPECT_EQ(
-      pb.status().message(),
+      other.status().message(),
       "the body of the request was in an unknown format - accepted media types "
-      "include: application/json, application/yaml");
+      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
 }
 
 TEST(NegotiationTest, UnrecognizedObjectInGoWords) {

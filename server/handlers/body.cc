@@ -16,7 +16,12 @@ std::string StringField(const json& obj, const char* key) {
 
 Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
   std::string content_type = ctx.req->get_header_value("Content-Type");
-  Result<json> decoded = DecodeBody(content_type, *ctx.body);
+  const api::Schema& schema = api::Schema::Get();
+  const api::Type* expected =
+      ctx.info->subresource == "scale"
+          ? schema.Find("io.k8s.api.autoscaling.v1.Scale")
+          : schema.Find(ctx.resource->schema_type);
+  Result<json> decoded = DecodeBody(content_type, *ctx.body, expected);
   if (!decoded.ok()) {
     std::string media = MediaType(content_type);
     if (decoded.status().code() == StatusCode::kBadRequest &&

@@ -97,7 +97,6 @@ class PodLifecycleTest(harness.ServerTestCase):
         self.assertEqual(statuses[0], ("0", "Pending"), lines)
         self.assertEqual(statuses[-1], ("1", "Running"), lines)
 
-    @unittest.expectedFailure
     def test_01b_watch_has_no_unready_running_row(self):
         # A real kubelet reports a container without a readiness probe
         # ready in the same status update that makes it Running, so a real

@@ -1,0 +1,156 @@
+// ReplicaSet printer, field selectors, defaulting, validation and
+// strategies.
+#include "api/kinds/replicaset.h"
+
+#include <string>
+
+#include "api/kinds/util.h"
+#include "api/kinds/workload_common.h"
+
+namespace kmock::api::kinds {
+
+namespace {
+
+json DefaultedSpec(const json& rs) {
+  json copy = {{"spec", rs.contains("spec") ? rs["spec"] : json::object()}};
+  DefaultReplicaSet(copy);
+  return copy["spec"];
+}
+
+class ReplicaSetStrategyImpl : public Strategy {
+ public:
+  void PrepareForCreate(json& obj) const override {
+    obj["status"] = {{"replicas", 0}};
+    ObjectAt(obj, "metadata")["generation"] = 1;
+  }
+
+  void PrepareForUpdate(json& obj, const json& old) const override {
+    if (old.contains("status")) {
+      obj["status"] = old["status"];
+    } else {
+      obj.erase("status");
+    }
+    int64_t generation = Int(old, {"metadata", "generation"});
+    if (DefaultedSpec(obj) != DefaultedSpec(old)) ++generation;
+    ObjectAt(obj, "metadata")["generation"] = generation;
+  }
+
+  void Default(json& obj) const override { DefaultReplicaSet(obj); }
+
+  void Validate(const json& obj, FieldErrors* errs) const override {
+    ValidateReplicaSet(obj, errs);
+  }
+
+  void ValidateUpdate(const json& obj, const json& old,
+                      FieldErrors* errs) const override {
+    ValidateReplicaSetUpdate(obj, old, errs);
+  }
+};
+
+class ReplicaSetStatusStrategyImpl : public StatusStrategy {
+ public:
+  explicit ReplicaSetStatusStrategyImpl(const Strategy* main)
+      : StatusStrategy(main) {}
+
+  void ValidateUpdate(const json& obj, const json& old,
+                      FieldErrors* errs) const override {
+    ValidateReplicaSetStatusUpdate(obj, old, errs);
+  }
+};
+
+}  // namespace
+
+std::vector<PrinterColumn> ReplicaSetColumns() {
+  return {
+      {"Name", "string", "name",
+       "Name of the replica set, unique in its namespace.", 0},
+      {"Desired", "integer", "", "The number of pods wanted.", 0},
+      {"Current", "integer", "",
+       "The number of pods that exist and are not terminating.", 0},
+      {"Ready", "integer", "", "The number of those pods that are ready.", 0},
+      {"Age", "string", "", "Time since the replica set was created.", 0},
+      {"Containers", "string", "", "Names of the containers in the template.",
+       1},
+      {"Images", "string", "", "Images of the containers in the template.", 1},
+      {"Selector", "string", "", "The label query over the replica set's pods.",
+       1},
+  };
+}
+
+std::vector<json> ReplicaSetCells(const json& rs, TimePoint now) {
+  const json* tmpl = Find(rs, {"spec", "template"});
+  json none = json::object();
+  const json& t = tmpl ? *tmpl : none;
+  const json* selector = Find(rs, {"spec", "selector"});
+  return {Str(rs, {"metadata", "name"}),
+          Int(rs, {"spec", "replicas"}, 1),
+          Int(rs, {"status", "replicas"}),
+          Int(rs, {"status", "readyReplicas"}),
+          Since(Str(rs, {"metadata", "creationTimestamp"}), now),
+          TemplateContainerNames(t),
+          TemplateContainerImages(t),
+          LabelSelectorString(selector ? *selector : json())};
+}
+
+std::vector<SelectableField> ReplicaSetSelectableFields() {
+  return {
+      SelectableField{"status.replicas", [](const json& rs) {
+                        return std::to_string(Int(rs, {"status", "replicas"}));
+                      }}};
+}
+
+void DefaultReplicaSet(json& rs) {
+  json& spec = ObjectAt(rs, "spec");
+  if (!spec.contains("replicas") || spec["replicas"].is_null()) {
+    spec["replicas"] = 1;
+  }
+  DefaultPodTemplate(ObjectAt(spec, "template"));
+}
+
+void ValidateReplicaSet(const json& rs, FieldErrors* errs) {
+  json empty = json::object();
+  const json* specp = Find(rs, {"spec"});
+  const json& spec = specp && specp->is_object() ? *specp : empty;
+  ValidateNonNegative(spec, {"replicas"}, "spec.replicas", errs);
+  ValidateNonNegative(spec, {"minReadySeconds"}, "spec.minReadySeconds", errs);
+  ValidateSelectorAndTemplate(spec, errs);
+}
+
+void ValidateReplicaSetUpdate(const json& rs, const json& old,
+                              FieldErrors* errs) {
+  ValidateSelectorUnchanged(rs, old, errs);
+}
+
+void ValidateReplicaSetStatusUpdate(const json& rs, const json& /*old*/,
+                                    FieldErrors* errs) {
+  for (const char* f :
+       {"replicas", "fullyLabeledReplicas", "readyReplicas",
+        "availableReplicas", "terminatingReplicas", "observedGeneration"}) {
+    ValidateNonNegative(rs, {"status", f}, std::string("status.") + f, errs);
+  }
+  int64_t replicas = Int(rs, {"status", "replicas"});
+  int64_t ready = Int(rs, {"status", "readyReplicas"});
+  int64_t available = Int(rs, {"status", "availableReplicas"});
+  const char kMsg[] = "cannot be greater than status.replicas";
+  for (const char* f :
+       {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
+    int64_t v = Int(rs, {"status", f});
+    if (v > replicas) errs->Invalid(std::string("status.") + f, v, kMsg);
+  }
+  if (available > ready) {
+    errs->Invalid("status.availableReplicas", available,
+                  "cannot be greater than readyReplicas");
+  }
+}
+
+const Strategy* ReplicaSetStrategy() {
+  static const ReplicaSetStrategyImpl kStrategy;
+  return &kStrategy;
+}
+
+const Strategy* ReplicaSetStatusStrategy() {
+  static const ReplicaSetStatusStrategyImpl kStrategy(ReplicaSetStrategy());
+  return &kStrategy;
+}
+
+}  // namespace kmock::api::kinds

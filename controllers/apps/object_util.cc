@@ -1,0 +1,104 @@
+#include "controllers/apps/object_util.h"
+
+namespace kmock::controllers::apps {
+
+namespace {
+
+const json* At(const json& obj, std::initializer_list<const char*> path) {
+  const json* cur = &obj;
+  for (const char* p : path) {
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(p);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
+}
+
+const json* ReadyCondition(const json& pod) {
+  const json* conds = At(pod, {"status", "conditions"});
+  if (conds == nullptr || !conds->is_array()) return nullptr;
+  for (const auto& c : *conds) {
+    if (c.is_object() && c.value("type", "") == "Ready") return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t IntAt(const json& obj, std::initializer_list<const char*> path,
+              int64_t def) {
+  const json* v = At(obj, path);
+  if (v == nullptr || !v->is_number()) return def;
+  return v->get<int64_t>();
+}
+
+std::string StrAt(const json& obj, std::initializer_list<const char*> path) {
+  const json* v = At(obj, path);
+  if (v == nullptr || !v->is_string()) return "";
+  return v->get<std::string>();
+}
+
+std::string NameOf(const json& obj) { return StrAt(obj, {"metadata", "name"}); }
+std::string NamespaceOf(const json& obj) {
+  return StrAt(obj, {"metadata", "namespace"});
+}
+std::string UidOf(const json& obj) { return StrAt(obj, {"metadata", "uid"}); }
+
+bool IsBeingDeleted(const json& obj) {
+  const json* v = At(obj, {"metadata", "deletionTimestamp"});
+  return v != nullptr && !v->is_null();
+}
+
+TimePoint CreationTime(const json& obj) {
+  TimePoint t{};
+  std::string s = StrAt(obj, {"metadata", "creationTimestamp"});
+  if (s.empty() || !ParseRfc3339(s, &t)) return TimePoint{};
+  return t;
+}
+
+std::optional<json> ControllerRefOf(const json& obj) {
+  const json* refs = At(obj, {"metadata", "ownerReferences"});
+  if (refs == nullptr || !refs->is_array()) return std::nullopt;
+  for (const auto& r : *refs) {
+    if (r.is_object() && r.value("controller", false)) return r;
+  }
+  return std::nullopt;
+}
+
+json MakeControllerRef(const json& owner, const std::string& api_version,
+                       const std::string& kind) {
+  return {{"apiVersion", api_version}, {"kind", kind},
+          {"name", NameOf(owner)},     {"uid", UidOf(owner)},
+          {"controller", true},        {"blockOwnerDeletion", true}};
+}
+
+bool IsPodActive(const json& pod) {
+  std::string phase = StrAt(pod, {"status", "phase"});
+  return phase != "Succeeded" && phase != "Failed" && !IsBeingDeleted(pod);
+}
+
+bool IsPodReady(const json& pod) {
+  const json* c = ReadyCondition(pod);
+  return c != nullptr && c->value("status", "") == "True";
+}
+
+std::optional<TimePoint> PodReadyTime(const json& pod) {
+  if (!IsPodReady(pod)) return std::nullopt;
+  const json* c = ReadyCondition(pod);
+  TimePoint t{};
+  if (!ParseRfc3339(c->value("lastTransitionTime", ""), &t)) {
+    return std::nullopt;
+  }
+  return t;
+}
+
+bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now) {
+  if (!IsPodReady(pod)) return false;
+  if (min_ready_seconds <= 0) return true;
+  auto since = PodReadyTime(pod);
+  if (!since) return false;
+  return *since + std::chrono::seconds(min_ready_seconds) < now;
+}
+
+}  // namespace kmock::controllers::apps

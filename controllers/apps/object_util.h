@@ -1,0 +1,53 @@
+// Small readers and builders shared by the ReplicaSet and Deployment
+// controllers: typed access to fields of objects held as JSON, controller
+// ownerReferences, and the pod states the workload controllers count
+// (active, ready, available).
+//
+// Thread safety: pure functions; safe from any thread.
+#ifndef KMOCK_CONTROLLERS_APPS_OBJECT_UTIL_H_
+#define KMOCK_CONTROLLERS_APPS_OBJECT_UTIL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "common/clock.h"
+
+namespace kmock::controllers::apps {
+
+using nlohmann::json;
+
+// The integer at `path`, or `def` when absent or not a number.
+int64_t IntAt(const json& obj, std::initializer_list<const char*> path,
+              int64_t def = 0);
+// The string at `path`, or "" when absent or not a string.
+std::string StrAt(const json& obj, std::initializer_list<const char*> path);
+
+std::string NameOf(const json& obj);
+std::string NamespaceOf(const json& obj);
+std::string UidOf(const json& obj);
+bool IsBeingDeleted(const json& obj);
+// metadata.creationTimestamp (epoch when absent or malformed).
+TimePoint CreationTime(const json& obj);
+
+// The ownerReference with controller: true, if any.
+std::optional<json> ControllerRefOf(const json& obj);
+// {apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true}.
+json MakeControllerRef(const json& owner, const std::string& api_version,
+                       const std::string& kind);
+
+// Pods: not terminal (Succeeded/Failed) and not being deleted.
+bool IsPodActive(const json& pod);
+// The Ready condition is True.
+bool IsPodReady(const json& pod);
+// Ready for at least min_ready_seconds by `now` (a 0 means ready).
+bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now);
+// When the Ready condition last turned True (nullopt when not ready or no
+// time recorded).
+std::optional<TimePoint> PodReadyTime(const json& pod);
+
+}  // namespace kmock::controllers::apps
+
+#endif  // KMOCK_CONTROLLERS_APPS_OBJECT_UTIL_H_

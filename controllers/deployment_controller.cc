@@ -1,0 +1,442 @@
+#include "controllers/deployment_controller.h"
+
+#include "api/kinds/workload_common.h"
+#include "controllers/apps/object_util.h"
+#include "controllers/deployment/conditions.h"
+#include "controllers/deployment/revision.h"
+#include "controllers/deployment/rollout_math.h"
+#include "controllers/replicaset_controller.h"
+#include "registry/selectors.h"
+
+namespace kmock::controllers {
+
+namespace {
+
+using apps::IntAt;
+using apps::NameOf;
+using apps::NamespaceOf;
+using apps::UidOf;
+using namespace deployment;  // NOLINT: the controller's own helpers
+
+constexpr char kComponent[] = "deployment-controller";
+
+registry::WriteOptions ControllerWrite() {
+  registry::WriteOptions wo;
+  wo.user.name = "system:serviceaccount:kube-system:deployment-controller";
+  wo.user.groups = {"system:serviceaccounts",
+                    "system:serviceaccounts:kube-system",
+                    "system:authenticated"};
+  wo.field_manager = "kube-controller-manager";
+  return wo;
+}
+
+bool IsDeploymentRef(const json& ref) {
+  return ref.value("kind", "") == "Deployment" &&
+         ref.value("apiVersion", "").rfind("apps/", 0) == 0;
+}
+
+Result<registry::LabelSelector> SelectorOf(const json& obj) {
+  return registry::LabelSelector::FromJson(
+      obj.value("spec", json::object()).value("selector", json()));
+}
+
+}  // namespace
+
+std::vector<json> DeploymentController::Sets::All() const {
+  std::vector<json> all = old;
+  if (new_rs) all.push_back(*new_rs);
+  return all;
+}
+
+DeploymentController::DeploymentController(registry::Registry* registry,
+                                           const Clock* clock,
+                                           CoreResources res, Informer* pods,
+                                           Informer* replicasets,
+                                           Informer* deployments,
+                                           DeploymentControllerOptions options)
+    : registry_(registry),
+      clock_(clock),
+      res_(res),
+      pods_(pods),
+      replicasets_(replicasets),
+      deployments_(deployments),
+      options_(options),
+      recorder_(registry, clock, EventSource{kComponent, "", "", false}),
+      queue_(clock) {
+  deployments_->AddHandlers(EventHandlers{
+      .on_add = [this](const json& d) { queue_.Add(KeyOf(d)); },
+      .on_update = [this](const json&, const json& d) { queue_.Add(KeyOf(d)); },
+      .on_delete = [this](const json& d) { queue_.Add(KeyOf(d)); },
+  });
+  replicasets_->AddHandlers(EventHandlers{
+      .on_add = [this](const json& rs) { OnReplicaSet(rs); },
+      .on_update =
+          [this](const json& old_rs, const json& rs) {
+            auto old_key = OwnerKey(old_rs);
+            if (old_key && old_key != OwnerKey(rs)) queue_.Add(*old_key);
+            OnReplicaSet(rs);
+          },
+      .on_delete =
+          [this](const json& rs) {
+            if (auto key = OwnerKey(rs)) queue_.Add(*key);
+          },
+  });
+  // Recreate waits for the old pods to be gone.
+  pods_->AddHandlers(EventHandlers{
+      .on_add = nullptr,
+      .on_update = nullptr,
+      .on_delete =
+          [this](const json& pod) {
+            auto ref = apps::ControllerRefOf(pod);
+            if (!ref || ref->value("kind", "") != "ReplicaSet") return;
+            ObjectPtr rs = replicasets_->Get(NamespaceOf(pod) + "/" +
+                                             ref->value("name", ""));
+            if (!rs || UidOf(*rs) != ref->value("uid", "")) return;
+            auto key = OwnerKey(*rs);
+            if (!key) return;
+            ObjectPtr d = deployments_->Get(*key);
+            if (d && !IsRollingUpdate(*d)) queue_.Add(*key);
+          },
+  });
+}
+
+DeploymentController::~DeploymentController() { Stop(); }
+
+void DeploymentController::Start() {
+  if (workers_) return;
+  // Acting on a partial cache would create objects that already exist.
+  (void)pods_->WaitForSync(std::chrono::seconds(10));
+  (void)replicasets_->WaitForSync(std::chrono::seconds(10));
+  (void)deployments_->WaitForSync(std::chrono::seconds(10));
+  workers_ = std::make_unique<WorkerPool>(
+      kComponent, &queue_, options_.workers,
+      [this](const std::string& k) { return Sync(k); });
+}
+
+void DeploymentController::Stop() {
+  if (workers_) workers_->Stop();
+}
+
+std::optional<std::string> DeploymentController::OwnerKey(
+    const json& rs) const {
+  auto ref = apps::ControllerRefOf(rs);
+  if (!ref || !IsDeploymentRef(*ref)) return std::nullopt;
+  std::string key = NamespaceOf(rs) + "/" + ref->value("name", "");
+  ObjectPtr d = deployments_->Get(key);
+  if (!d || UidOf(*d) != ref->value("uid", "")) return std::nullopt;
+  return key;
+}
+
+void DeploymentController::OnReplicaSet(const json& rs) {
+  if (auto key = OwnerKey(rs)) {
+    queue_.Add(*key);
+    return;
+  }
+  if (apps::ControllerRefOf(rs)) return;
+  // An orphan: every deployment that would adopt it.
+  const json labels = rs["metadata"].value("labels", json::object());
+  for (const auto& d : deployments_->List()) {
+    if (NamespaceOf(*d) != NamespaceOf(rs)) continue;
+    auto sel = SelectorOf(*d);
+    if (sel.ok() && !sel->Empty() && sel->Matches(labels)) {
+      queue_.Add(KeyOf(*d));
+    }
+  }
+}
+
+Status DeploymentController::Sync(const std::string& key) {
+  ObjectPtr cached = deployments_->Get(key);
+  if (!cached) return Status::Ok();
+  json d = *cached;
+  const json selector =
+      d.value("spec", json::object()).value("selector", json());
+  if (selector.is_object() && selector.empty()) {
+    // A deployment selecting everything is left alone.
+    (void)recorder_.Record(
+        d, EventRecord{"Warning", "SelectingAll",
+                       "This deployment is selecting all pods. A non-empty "
+                       "selector is required.",
+                       "", ""});
+    if (IntAt(d, {"status", "observedGeneration"}) <
+        IntAt(d, {"metadata", "generation"})) {
+      d["status"]["observedGeneration"] = IntAt(d, {"metadata", "generation"});
+      return WriteStatus(&d);
+    }
+    return Status::Ok();
+  }
+  KMOCK_ASSIGN_OR_RETURN(std::vector<json> rs_list, ClaimReplicaSets(d));
+  if (apps::IsBeingDeleted(d)) return SyncStatusOnly(&d, rs_list);
+  if (CheckPausedConditions(&d, clock_->Now())) {
+    KMOCK_RETURN_IF_ERROR(WriteStatus(&d));
+  }
+  if (d["spec"].value("paused", false)) return SyncScale(&d, rs_list);
+  if (IsScalingEvent(&d, rs_list)) return SyncScale(&d, rs_list);
+  if (!IsRollingUpdate(d)) return RolloutRecreate(&d, rs_list);
+  return RolloutRolling(&d, rs_list);
+}
+
+Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
+    const json& d) {
+  KMOCK_ASSIGN_OR_RETURN(registry::LabelSelector sel, SelectorOf(d));
+  std::string uid = UidOf(d);
+  bool deleting = apps::IsBeingDeleted(d);
+  std::optional<bool> can_adopt;
+  std::vector<json> owned;
+  for (const auto& p :
+       replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(d))) {
+    const json& rs = *p;
+    bool matches =
+        !sel.Empty() && sel.Matches(rs["metadata"].value("labels", json()));
+    auto ref = apps::ControllerRefOf(rs);
+    std::string rs_uid = UidOf(rs);
+    if (ref) {
+      if (ref->value("uid", "") != uid) continue;
+      if (matches || deleting) {
+        if (matches) owned.push_back(rs);
+        continue;
+      }
+      auto r = registry_->GuaranteedUpdate(
+          *res_.replicasets, NamespaceOf(rs), NameOf(rs), "",
+          [&](json& obj) -> Status {
+            if (UidOf(obj) != rs_uid) return NotFoundError("replaced");
+            json& md = obj["metadata"];
+            json kept = json::array();
+            for (const auto& r : md.value("ownerReferences", json::array())) {
+              if (r.value("uid", "") != uid) kept.push_back(r);
+            }
+            if (kept.empty()) {
+              md.erase("ownerReferences");
+            } else {
+              md["ownerReferences"] = kept;
+            }
+            return Status::Ok();
+          },
+          ControllerWrite());
+      if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
+        return r.status();
+      }
+      continue;
+    }
+    if (!matches || deleting || apps::IsBeingDeleted(rs)) continue;
+    if (!can_adopt) {
+      auto fresh = registry_->Get(*res_.deployments, NamespaceOf(d), NameOf(d));
+      can_adopt =
+          fresh.ok() && UidOf(*fresh) == uid && !apps::IsBeingDeleted(*fresh);
+    }
+    if (!*can_adopt) continue;
+    json ref_json = apps::MakeControllerRef(d, "apps/v1", "Deployment");
+    auto r = registry_->GuaranteedUpdate(
+        *res_.replicasets, NamespaceOf(rs), NameOf(rs), "",
+        [&](json& obj) -> Status {
+          if (UidOf(obj) != rs_uid) return NotFoundError("replaced");
+          if (apps::ControllerRefOf(obj)) {
+            return Status(StatusCode::kConflict, "owned by another");
+          }
+          json& refs = obj["metadata"]["ownerReferences"];
+          if (!refs.is_array()) refs = json::array();
+          refs.push_back(ref_json);
+          return Status::Ok();
+        },
+        ControllerWrite());
+    if (r.ok()) {
+      owned.push_back(*r);
+    } else if (r.status().code() != StatusCode::kNotFound &&
+               r.status().code() != StatusCode::kConflict) {
+      return r.status();
+    }
+  }
+  return owned;
+}
+
+Result<DeploymentController::Sets> DeploymentController::SyncRevision(
+    json* d, const std::vector<json>& rs_list, bool create) {
+  Sets sets;
+  std::optional<json> existing = FindNewReplicaSet(*d, rs_list);
+  for (const auto& rs : rs_list) {
+    if (!existing || UidOf(rs) != UidOf(*existing)) sets.old.push_back(rs);
+  }
+  std::string revision = std::to_string(MaxRevision(sets.old) + 1);
+  if (existing) {
+    json rs = *existing;
+    bool annotations = SetNewReplicaSetAnnotations(*d, &rs, revision, true);
+    int64_t min_ready = IntAt(*d, {"spec", "minReadySeconds"});
+    if (annotations || IntAt(rs, {"spec", "minReadySeconds"}) != min_ready) {
+      rs["spec"]["minReadySeconds"] = min_ready;
+      KMOCK_RETURN_IF_ERROR(WriteReplicaSet(&rs));
+      sets.new_rs = rs;
+      return sets;
+    }
+    bool needs_update = SetDeploymentRevision(
+        d, apps::StrAt(rs, {"metadata", "annotations", kRevisionAnnotation}));
+    json& status = (*d)["status"];
+    if (!status.is_object()) status = json::object();
+    if (HasProgressDeadline(*d) &&
+        GetCondition(status, "Progressing") == nullptr) {
+      SetCondition(&status,
+                   NewCondition("Progressing", "True", kFoundNewRSReason,
+                                "Found new replica set \"" + NameOf(rs) + "\"",
+                                clock_->Now()));
+      needs_update = true;
+    }
+    if (needs_update) KMOCK_RETURN_IF_ERROR(WriteStatus(d));
+    sets.new_rs = rs;
+    return sets;
+  }
+  if (!create) return sets;
+  KMOCK_ASSIGN_OR_RETURN(json created,
+                         CreateNewReplicaSet(d, sets.old, revision));
+  sets.new_rs = created;
+  return sets;
+}
+
+Result<json> DeploymentController::CreateNewReplicaSet(
+    json* d, const std::vector<json>& old, const std::string& revision) {
+  const json& spec = (*d)["spec"];
+  json tmpl = spec.value("template", json::object());
+  std::optional<int32_t> collisions;
+  if ((*d).contains("status") && (*d)["status"].contains("collisionCount")) {
+    collisions = (*d)["status"]["collisionCount"].get<int32_t>();
+  }
+  std::string hash = api::kinds::PodTemplateHash(tmpl, collisions);
+  json& labels = tmpl["metadata"]["labels"];
+  if (!labels.is_object()) labels = json::object();
+  labels[kPodTemplateHashLabel] = hash;
+  json selector = spec.value("selector", json::object());
+  if (!selector.contains("matchLabels") ||
+      !selector["matchLabels"].is_object()) {
+    selector["matchLabels"] = json::object();
+  }
+  selector["matchLabels"][kPodTemplateHashLabel] = hash;
+  std::string name = NameOf(*d) + "-" + hash;
+  json rs = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "ReplicaSet"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", NamespaceOf(*d)},
+        {"labels", labels},
+        {"ownerReferences",
+         json::array({apps::MakeControllerRef(*d, "apps/v1", "Deployment")})}}},
+      {"spec",
+       {{"replicas", 0},
+        {"minReadySeconds", IntAt(*d, {"spec", "minReadySeconds"})},
+        {"selector", selector},
+        {"template", tmpl}}}};
+  std::vector<json> all = old;
+  all.push_back(rs);
+  int64_t replicas = NewReplicaSetReplicas(*d, all, rs);
+  rs["spec"]["replicas"] = replicas;
+  SetNewReplicaSetAnnotations(*d, &rs, revision, false);
+
+  bool already_exists = false;
+  json created;
+  auto r = registry_->Create(*res_.replicasets, NamespaceOf(*d), rs,
+                             ControllerWrite());
+  if (r.ok()) {
+    created = r->object;
+  } else if (r.status().code() == StatusCode::kAlreadyExists) {
+    already_exists = true;
+    auto cur = registry_->Get(*res_.replicasets, NamespaceOf(*d), name);
+    if (!cur.ok()) return cur.status();
+    auto ref = apps::ControllerRefOf(*cur);
+    if (ref && ref->value("uid", "") == UidOf(*d) &&
+        EqualIgnoreHash(spec.value("template", json::object()),
+                        (*cur)["spec"].value("template", json::object()))) {
+      created = *cur;
+    } else {
+      // A hash collision: try the next name on the next sync.
+      json& status = (*d)["status"];
+      if (!status.is_object()) status = json::object();
+      status["collisionCount"] = IntAt(status, {"collisionCount"}) + 1;
+      (void)WriteStatus(d);
+      return r.status();
+    }
+  } else if (r.status().code() == StatusCode::kForbidden &&
+             r.status().message().find("being terminated") !=
+                 std::string::npos) {
+    return r.status();
+  } else {
+    std::string msg = "Failed to create new replica set \"" + name +
+                      "\": " + r.status().message();
+    if (HasProgressDeadline(*d)) {
+      json& status = (*d)["status"];
+      if (!status.is_object()) status = json::object();
+      SetCondition(&status,
+                   NewCondition("Progressing", "False", kFailedRSCreateReason,
+                                msg, clock_->Now()));
+      (void)WriteStatus(d);
+    }
+    (void)recorder_.Record(
+        *d, EventRecord{"Warning", kFailedRSCreateReason, msg, "", ""});
+    return r.status();
+  }
+  if (!already_exists && replicas > 0) {
+    (void)recorder_.Record(
+        *d, EventRecord{"Normal", "ScalingReplicaSet",
+                        "Scaled up replica set " + name + " from 0 to " +
+                            std::to_string(replicas),
+                        "", ""});
+  }
+  bool needs_update = SetDeploymentRevision(d, revision);
+  if (!already_exists && HasProgressDeadline(*d)) {
+    json& status = (*d)["status"];
+    if (!status.is_object()) status = json::object();
+    SetCondition(&status,
+                 NewCondition("Progressing", "True", kNewRSReason,
+                              "Created new replica set \"" + name + "\"",
+                              clock_->Now()));
+    needs_update = true;
+  }
+  if (needs_update) KMOCK_RETURN_IF_ERROR(WriteStatus(d));
+  return created;
+}
+
+Status DeploymentController::WriteStatus(json* d) {
+  std::string uid = UidOf(*d);
+  int64_t generation = IntAt(*d, {"metadata", "generation"});
+  std::string revision =
+      apps::StrAt(*d, {"metadata", "annotations", kRevisionAnnotation});
+  const json status = d->value("status", json::object());
+  auto r = registry_->GuaranteedUpdate(
+      *res_.deployments, NamespaceOf(*d), NameOf(*d), "status",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != uid) return NotFoundError("deployment was replaced");
+        if (IntAt(obj, {"metadata", "generation"}) != generation) {
+          return Status(StatusCode::kConflict, "the deployment changed");
+        }
+        obj["status"] = status;
+        if (!revision.empty()) {
+          obj["metadata"]["annotations"][kRevisionAnnotation] = revision;
+        }
+        return Status::Ok();
+      },
+      ControllerWrite());
+  if (!r.ok()) return r.status();
+  (*d)["metadata"]["resourceVersion"] = (*r)["metadata"]["resourceVersion"];
+  return Status::Ok();
+}
+
+Status DeploymentController::WriteReplicaSet(json* rs) {
+  std::string uid = UidOf(*rs);
+  const json spec_replicas = (*rs)["spec"]["replicas"];
+  const json min_ready = (*rs)["spec"].value("minReadySeconds", json(0));
+  const json annotations =
+      (*rs)["metadata"].value("annotations", json::object());
+  auto r = registry_->GuaranteedUpdate(
+      *res_.replicasets, NamespaceOf(*rs), NameOf(*rs), "",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != uid) return NotFoundError("replica set was replaced");
+        obj["spec"]["replicas"] = spec_replicas;
+        if (min_ready != json(0) || obj["spec"].contains("minReadySeconds")) {
+          obj["spec"]["minReadySeconds"] = min_ready;
+        }
+        obj["metadata"]["annotations"] = annotations;
+        return Status::Ok();
+      },
+      ControllerWrite());
+  if (!r.ok()) return r.status();
+  *rs = *r;
+  return Status::Ok();
+}
+
+}  // namespace kmock::controllers

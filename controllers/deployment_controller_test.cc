@@ -1,0 +1,295 @@
+// The ReplicaSet and Deployment controllers inside the controller manager:
+// an in-memory store, the real registry and a FakeClock.
+#include "controllers/deployment_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <thread>
+
+#include "controllers/controller_manager.h"
+#include "controllers/deployment/revision.h"
+
+namespace kmock::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+class DeploymentControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.sync = false;
+    auto st = store::OpenRocksStorage(so);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    storage_ = std::move(st).value();
+    registry_ =
+        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
+    auto res = CoreResources::Lookup();
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    res_ = *res;
+    ASSERT_NE(res_.deployments, nullptr);
+  }
+  void TearDown() override {
+    if (cm_) cm_->Stop();
+    cm_.reset();
+    registry_.reset();
+    if (storage_) storage_->Close();
+  }
+
+  void StartCluster(ClusterSpec cluster = DefaultCluster()) {
+    ControllerManagerOptions opts;
+    opts.heartbeat.poll = milliseconds(10);
+    cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
+                                              cluster, opts);
+    ASSERT_TRUE(cm_->Start().ok());
+    ASSERT_TRUE(cm_->WaitForClusterReady(milliseconds(20000)).ok());
+  }
+
+  json CreateDeployment(const std::string& name, int replicas,
+                        json strategy = json::object()) {
+    json d = {
+        {"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata", {{"name", name}, {"namespace", "default"}}},
+        {"spec",
+         {{"replicas", replicas},
+          {"selector", {{"matchLabels", {{"app", name}}}}},
+          {"template",
+           {{"metadata", {{"labels", {{"app", name}}}}},
+            {"spec",
+             {{"containers",
+               {{{"name", "nginx"}, {"image", "nginx"}}}}}}}}}}};
+    if (!strategy.empty()) d["spec"]["strategy"] = strategy;
+    auto r = registry_->Create(*res_.deployments, "default", d, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->object : json();
+  }
+
+  void Patch(const std::string& name, const std::string& body) {
+    auto r = registry_->Patch(*res_.deployments, "default", name, "",
+                              registry::PatchType::kMergePatch, body, {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  json WaitForDeployment(const std::string& name,
+                         const std::function<bool(const json&)>& pred,
+                         milliseconds timeout = milliseconds(15000)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    json last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto d = registry_->Get(*res_.deployments, "default", name);
+      if (d.ok()) {
+        last = *d;
+        if (pred(last)) return last;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    ADD_FAILURE() << "deployment never got there; last: " << last.dump();
+    return last;
+  }
+
+  std::vector<json> Items(const api::ResourceInfo* res) {
+    auto l = registry_->List(*res, "default", {});
+    EXPECT_TRUE(l.ok());
+    return l.ok() ? (*l)["items"].get<std::vector<json>>()
+                  : std::vector<json>{};
+  }
+
+  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
+  Rng rng_{42};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<registry::Registry> registry_;
+  CoreResources res_;
+  std::unique_ptr<ControllerManager> cm_;
+};
+
+// What kubectl rollout status waits for.
+bool RolledOut(const json& d) {
+  const json& s = d.value("status", json::object());
+  int64_t want = d["spec"].value("replicas", 1);
+  int64_t updated = s.value("updatedReplicas", 0);
+  for (const auto& c : s.value("conditions", json::array())) {
+    if (c.value("reason", "") == "ProgressDeadlineExceeded") return false;
+  }
+  return d["metadata"].value("generation", 0) <=
+             s.value("observedGeneration", 0) &&
+         updated >= want && s.value("replicas", 0) <= updated &&
+         s.value("availableReplicas", 0) >= updated;
+}
+
+const json* Cond(const json& d, const std::string& type) {
+  if (!d.contains("status") || !d["status"].contains("conditions")) {
+    return nullptr;
+  }
+  for (const auto& c : d["status"]["conditions"]) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
+  StartCluster();
+  CreateDeployment("web", 3);
+  json d = WaitForDeployment("web", RolledOut);
+  EXPECT_EQ(d["status"]["replicas"], 3);
+  EXPECT_EQ(d["status"]["availableReplicas"], 3);
+  EXPECT_EQ(d["metadata"]["annotations"][deployment::kRevisionAnnotation], "1");
+  ASSERT_NE(Cond(d, "Available"), nullptr);
+  EXPECT_EQ((*Cond(d, "Available"))["reason"], "MinimumReplicasAvailable");
+  EXPECT_EQ((*Cond(d, "Progressing"))["reason"], "NewReplicaSetAvailable");
+
+  auto rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 1u);
+  const json rs = rses[0];
+  std::string hash = rs["metadata"]["labels"]["pod-template-hash"];
+  EXPECT_EQ(rs["metadata"]["name"], "web-" + hash);
+  EXPECT_EQ(rs["spec"]["selector"]["matchLabels"]["pod-template-hash"], hash);
+  EXPECT_EQ(rs["metadata"]["ownerReferences"][0]["kind"], "Deployment");
+  EXPECT_EQ(rs["metadata"]["ownerReferences"][0]["blockOwnerDeletion"], true);
+  EXPECT_EQ(rs["metadata"]["annotations"]
+                [deployment::kDesiredReplicasAnnotation],
+            "3");
+  EXPECT_EQ(rs["metadata"]["annotations"][deployment::kMaxReplicasAnnotation],
+            "4");
+  auto pods = Items(res_.pods);
+  ASSERT_EQ(pods.size(), 3u);
+  for (const auto& p : pods) {
+    std::string name = p["metadata"]["name"];
+    EXPECT_EQ(name.rfind("web-" + hash + "-", 0), 0u) << name;
+    EXPECT_EQ(name.size(), ("web-" + hash + "-").size() + 5);
+    EXPECT_EQ(p["status"]["phase"], "Running");
+    EXPECT_NE(p["spec"]["nodeName"], "manage-1");
+    EXPECT_EQ(p["metadata"]["ownerReferences"][0]["controller"], true);
+  }
+
+  // A deleted pod is replaced under a new name.
+  std::string victim = pods[0]["metadata"]["name"];
+  ASSERT_TRUE(registry_->Delete(*res_.pods, "default", victim, {}).ok());
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  bool replaced = false;
+  while (!replaced && std::chrono::steady_clock::now() < deadline) {
+    int running = 0;
+    bool victim_there = false;
+    for (const auto& p : Items(res_.pods)) {
+      if (p["metadata"]["name"] == victim) victim_there = true;
+      if (p["status"].value("phase", "") == "Running") running++;
+    }
+    replaced = !victim_there && running == 3;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_TRUE(replaced);
+
+  // Image change: a second ReplicaSet takes over.
+  Patch("web",
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
+  d = WaitForDeployment("web", [](const json& d) {
+    return d["metadata"].value("generation", 0) == 2 && RolledOut(d);
+  });
+  EXPECT_EQ(d["metadata"]["annotations"][deployment::kRevisionAnnotation], "2");
+  rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 2u);
+  int full = 0, empty = 0;
+  for (const auto& r : rses) {
+    if (r["spec"]["replicas"] == 3) full++;
+    if (r["spec"]["replicas"] == 0) empty++;
+  }
+  EXPECT_EQ(full, 1);
+  EXPECT_EQ(empty, 1);
+  int scaling = 0;
+  for (const auto& e : Items(res_.events)) {
+    if (e["reason"] == "ScalingReplicaSet") {
+      scaling++;
+      EXPECT_EQ(e["source"]["component"], "deployment-controller");
+    }
+  }
+  EXPECT_GE(scaling, 3);
+
+  // Undo: back to the first template, the old ReplicaSet reused as rev 3.
+  Patch("web",
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}})");
+  d = WaitForDeployment("web", [](const json& d) {
+    return d["metadata"].value("generation", 0) == 3 && RolledOut(d);
+  });
+  EXPECT_EQ(d["metadata"]["annotations"][deployment::kRevisionAnnotation], "3");
+  EXPECT_EQ(Items(res_.replicasets).size(), 2u);
+  auto first = registry_->Get(*res_.replicasets, "default",
+                              rs["metadata"]["name"].get<std::string>());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ((*first)["metadata"]["annotations"]
+                [deployment::kRevisionHistoryAnnotation],
+            "1");
+
+  // History limit 0 removes the idle ReplicaSet.
+  Patch("web", R"({"spec":{"revisionHistoryLimit":0}})");
+  deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  while (Items(res_.replicasets).size() != 1 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ(Items(res_.replicasets).size(), 1u);
+
+  // Scale down: 3 -> 1.
+  Patch("web", R"({"spec":{"replicas":1}})");
+  d = WaitForDeployment("web", [](const json& d) {
+    return RolledOut(d) && d["status"].value("replicas", 0) == 1;
+  });
+}
+
+TEST_F(DeploymentControllerTest, RecreateAndPause) {
+  StartCluster();
+  CreateDeployment("rec", 2, {{"type", "Recreate"}});
+  WaitForDeployment("rec", RolledOut);
+  Patch("rec",
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
+  json d = WaitForDeployment("rec", [](const json& d) {
+    return d["metadata"].value("generation", 0) == 2 && RolledOut(d);
+  });
+  EXPECT_EQ(d["status"]["replicas"], 2);
+  auto rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 2u);
+
+  // Paused: a template change rolls nothing out, a scale still applies.
+  Patch("rec", R"({"spec":{"paused":true}})");
+  d = WaitForDeployment("rec", [](const json& d) {
+    const json* p = Cond(d, "Progressing");
+    return p != nullptr && (*p)["reason"] == "DeploymentPaused";
+  });
+  Patch("rec",
+        R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})");
+  d = WaitForDeployment("rec", [](const json& d) {
+    return d["status"].value("availableReplicas", 0) == 3;
+  });
+  EXPECT_EQ(Items(res_.replicasets).size(), 2u);
+  Patch("rec", R"({"spec":{"paused":false}})");
+  d = WaitForDeployment("rec", [](const json& d) {
+    return d["metadata"].value("generation", 0) == 5 && RolledOut(d) &&
+           d["metadata"]["annotations"].value(
+               deployment::kRevisionAnnotation, "") == "3";
+  });
+  EXPECT_EQ(Items(res_.replicasets).size(), 3u);
+}
+
+TEST_F(DeploymentControllerTest, PodsThatNeverGetReadyExceedTheDeadline) {
+  ClusterSpec slow = DefaultCluster();
+  slow.pacing.pull = std::chrono::hours(1);
+  StartCluster(slow);
+  json d = CreateDeployment("stuck", 2);
+  Patch("stuck", R"({"spec":{"progressDeadlineSeconds":30}})");
+  d = WaitForDeployment("stuck", [](const json& d) {
+    return d["status"].value("replicas", 0) == 2;
+  });
+  clock_.Advance(std::chrono::seconds(40));
+  d = WaitForDeployment("stuck", [](const json& d) {
+    const json* p = Cond(d, "Progressing");
+    return p != nullptr && (*p)["reason"] == "ProgressDeadlineExceeded";
+  });
+  const json* p = Cond(d, "Progressing");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ((*p)["status"], "False");
+  EXPECT_EQ((*Cond(d, "Available"))["status"], "False");
+}
+
+}  // namespace
+}  // namespace kmock::controllers

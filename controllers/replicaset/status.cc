@@ -1,0 +1,106 @@
+#include "controllers/replicaset/status.h"
+
+#include "controllers/apps/object_util.h"
+
+namespace kmock::controllers::replicaset {
+
+using apps::IntAt;
+
+namespace {
+
+bool LabelsInclude(const json& labels, const json& want) {
+  if (!want.is_object()) return true;
+  for (const auto& [k, v] : want.items()) {
+    if (!labels.is_object() || !labels.contains(k) || labels[k] != v) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+json CalculateStatus(const json& rs, const std::vector<json>& pods,
+                     const std::optional<std::string>& manage_error,
+                     TimePoint now) {
+  json status = rs.value("status", json::object());
+  if (!status.is_object()) status = json::object();
+  int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
+  const json tmpl_labels = rs.value("spec", json::object())
+                               .value("template", json::object())
+                               .value("metadata", json::object())
+                               .value("labels", json::object());
+  int64_t labeled = 0, ready = 0, available = 0;
+  for (const auto& p : pods) {
+    if (LabelsInclude(p["metadata"].value("labels", json::object()),
+                      tmpl_labels)) {
+      labeled++;
+    }
+    if (apps::IsPodReady(p)) {
+      ready++;
+      if (apps::IsPodAvailable(p, min_ready, now)) available++;
+    }
+  }
+
+  json conds = status.value("conditions", json::array());
+  bool has_failure = false;
+  for (const auto& c : conds) {
+    if (c.value("type", "") == "ReplicaFailure") has_failure = true;
+  }
+  if (manage_error && !has_failure) {
+    int64_t diff =
+        static_cast<int64_t>(pods.size()) - IntAt(rs, {"spec", "replicas"}, 1);
+    std::string reason = diff < 0   ? "FailedCreate"
+                         : diff > 0 ? "FailedDelete"
+                                    : "";
+    conds.push_back({{"type", "ReplicaFailure"},
+                     {"status", "True"},
+                     {"lastTransitionTime", FormatRfc3339(now)},
+                     {"reason", reason},
+                     {"message", *manage_error}});
+  } else if (!manage_error && has_failure) {
+    json kept = json::array();
+    for (const auto& c : conds) {
+      if (c.value("type", "") != "ReplicaFailure") kept.push_back(c);
+    }
+    conds = kept;
+  }
+  if (conds.empty()) {
+    status.erase("conditions");
+  } else {
+    status["conditions"] = conds;
+  }
+  status["replicas"] = static_cast<int64_t>(pods.size());
+  // Zero counts are omitted, as the API's omitempty fields are.
+  for (auto [field, n] :
+       {std::pair<const char*, int64_t>{"fullyLabeledReplicas", labeled},
+        {"readyReplicas", ready},
+        {"availableReplicas", available}}) {
+    if (n == 0) {
+      status.erase(field);
+    } else {
+      status[field] = n;
+    }
+  }
+  return status;
+}
+
+std::optional<TimePoint> NextAvailableAt(const json& rs,
+                                         const std::vector<json>& pods,
+                                         TimePoint now) {
+  int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
+  if (min_ready <= 0) return std::nullopt;
+  std::optional<TimePoint> best;
+  for (const auto& p : pods) {
+    if (!apps::IsPodReady(p) || apps::IsPodAvailable(p, min_ready, now)) {
+      continue;
+    }
+    auto since = apps::PodReadyTime(p);
+    if (!since) continue;
+    TimePoint at = *since + std::chrono::seconds(min_ready);
+    if (!best || at < *best) best = at;
+  }
+  return best;
+}
+
+}  // namespace kmock::controllers::replicaset

@@ -1,0 +1,411 @@
+#include "controllers/replicaset_controller.h"
+
+#include <algorithm>
+
+#include "controllers/apps/object_util.h"
+#include "controllers/replicaset/pod_ranking.h"
+#include "controllers/replicaset/status.h"
+#include "registry/selectors.h"
+
+namespace kmock::controllers {
+
+namespace {
+
+using apps::IntAt;
+using apps::NameOf;
+using apps::NamespaceOf;
+using apps::UidOf;
+
+constexpr char kComponent[] = "replicaset-controller";
+constexpr int kSlowStartInitialBatch = 1;
+
+registry::WriteOptions ControllerWrite() {
+  registry::WriteOptions wo;
+  wo.user.name = "system:serviceaccount:kube-system:replicaset-controller";
+  wo.user.groups = {"system:serviceaccounts",
+                    "system:serviceaccounts:kube-system",
+                    "system:authenticated"};
+  wo.field_manager = "kube-controller-manager";
+  return wo;
+}
+
+bool IsReplicaSetRef(const json& ref) {
+  return ref.value("kind", "") == "ReplicaSet" &&
+         ref.value("apiVersion", "").rfind("apps/", 0) == 0;
+}
+
+std::string PodKey(const json& pod) { return KeyOf(pod); }
+
+// A pod's name prefix: "<rs>-" (kube uses the bare name when that is not a
+// valid generateName; ours always is).
+std::string PodPrefix(const json& rs) { return NameOf(rs) + "-"; }
+
+}  // namespace
+
+std::vector<std::string> NamespaceIndex(const json& obj) {
+  return {NamespaceOf(obj)};
+}
+
+ReplicaSetController::ReplicaSetController(registry::Registry* registry,
+                                           const Clock* clock,
+                                           CoreResources res, Informer* pods,
+                                           Informer* replicasets,
+                                           ReplicaSetControllerOptions options)
+    : registry_(registry),
+      clock_(clock),
+      res_(res),
+      pods_(pods),
+      replicasets_(replicasets),
+      options_(options),
+      recorder_(registry, clock, EventSource{kComponent, "", "", false}),
+      expectations_(clock),
+      queue_(clock) {
+  replicasets_->AddHandlers(EventHandlers{
+      .on_add = [this](const json& rs) { queue_.Add(KeyOf(rs)); },
+      .on_update = [this](const json&,
+                          const json& rs) { queue_.Add(KeyOf(rs)); },
+      .on_delete =
+          [this](const json& rs) {
+            expectations_.Forget(KeyOf(rs));
+            queue_.Add(KeyOf(rs));
+          },
+  });
+  pods_->AddHandlers(EventHandlers{
+      .on_add = [this](const json& pod) { OnPodAdd(pod); },
+      .on_update = [this](const json& old_pod,
+                          const json& pod) { OnPodUpdate(old_pod, pod); },
+      .on_delete = [this](const json& pod) { OnPodDelete(pod); },
+  });
+}
+
+ReplicaSetController::~ReplicaSetController() { Stop(); }
+
+void ReplicaSetController::Start() {
+  if (workers_) return;
+  // Acting on a partial cache would create objects that already exist.
+  (void)pods_->WaitForSync(std::chrono::seconds(10));
+  (void)replicasets_->WaitForSync(std::chrono::seconds(10));
+  workers_ = std::make_unique<WorkerPool>(
+      kComponent, &queue_, options_.workers,
+      [this](const std::string& k) { return Sync(k); });
+}
+
+void ReplicaSetController::Stop() {
+  if (workers_) workers_->Stop();
+}
+
+std::optional<std::string> ReplicaSetController::OwnerKey(
+    const json& pod) const {
+  auto ref = apps::ControllerRefOf(pod);
+  if (!ref || !IsReplicaSetRef(*ref)) return std::nullopt;
+  std::string key = NamespaceOf(pod) + "/" + ref->value("name", "");
+  ObjectPtr rs = replicasets_->Get(key);
+  if (!rs || UidOf(*rs) != ref->value("uid", "")) return std::nullopt;
+  return key;
+}
+
+void ReplicaSetController::EnqueueMatching(const json& pod) {
+  const json labels = pod["metadata"].value("labels", json::object());
+  for (const auto& rs :
+       replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(pod))) {
+    auto sel = registry::LabelSelector::FromJson(
+        (*rs).value("spec", json::object()).value("selector", json()));
+    if (sel.ok() && !sel->Empty() && sel->Matches(labels)) {
+      queue_.Add(KeyOf(*rs));
+    }
+  }
+}
+
+void ReplicaSetController::OnPodAdd(const json& pod) {
+  if (apps::IsBeingDeleted(pod)) {
+    OnPodDelete(pod);
+    return;
+  }
+  if (auto key = OwnerKey(pod)) {
+    expectations_.CreationObserved(*key);
+    queue_.Add(*key);
+    return;
+  }
+  if (!apps::ControllerRefOf(pod)) EnqueueMatching(pod);
+}
+
+void ReplicaSetController::OnPodUpdate(const json& old_pod, const json& pod) {
+  if (apps::IsBeingDeleted(pod) && !apps::IsBeingDeleted(old_pod)) {
+    if (auto key = OwnerKey(pod)) {
+      expectations_.DeletionObserved(*key, PodKey(pod));
+    }
+  }
+  auto old_key = OwnerKey(old_pod);
+  auto key = OwnerKey(pod);
+  if (old_key && old_key != key) queue_.Add(*old_key);
+  if (key) {
+    queue_.Add(*key);
+    return;
+  }
+  if (!apps::ControllerRefOf(pod)) EnqueueMatching(pod);
+}
+
+void ReplicaSetController::OnPodDelete(const json& pod) {
+  auto key = OwnerKey(pod);
+  if (!key) return;
+  expectations_.DeletionObserved(*key, PodKey(pod));
+  queue_.Add(*key);
+}
+
+Status ReplicaSetController::Sync(const std::string& key) {
+  ObjectPtr cached = replicasets_->Get(key);
+  if (!cached) {
+    expectations_.Forget(key);
+    return Status::Ok();
+  }
+  const json& rs = *cached;
+  bool needs_sync = expectations_.Satisfied(key);
+  KMOCK_ASSIGN_OR_RETURN(std::vector<json> pods, ClaimPods(rs));
+  std::optional<std::string> manage_error;
+  if (needs_sync && !apps::IsBeingDeleted(rs)) {
+    manage_error = ManageReplicas(rs, pods);
+  }
+  TimePoint now = clock_->Now();
+  json status = replicaset::CalculateStatus(rs, pods, manage_error, now);
+  status["observedGeneration"] = IntAt(rs, {"metadata", "generation"});
+  if (status != rs.value("status", json::object())) {
+    Status st = WriteStatus(rs, status);
+    if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+  }
+  if (!manage_error) {
+    if (auto at = replicaset::NextAvailableAt(rs, pods, now)) {
+      queue_.AddAfter(key, (*at - now) + std::chrono::seconds(1));
+    }
+  }
+  if (manage_error) return InternalError(*manage_error);
+  return Status::Ok();
+}
+
+Result<std::vector<json>> ReplicaSetController::ClaimPods(const json& rs) {
+  auto sel = registry::LabelSelector::FromJson(
+      rs.value("spec", json::object()).value("selector", json()));
+  if (!sel.ok()) return sel.status();
+  std::string uid = UidOf(rs);
+  bool rs_deleting = apps::IsBeingDeleted(rs);
+  std::vector<json> owned;
+  std::optional<bool> can_adopt;
+  for (const auto& p : pods_->ByIndex(kByNamespaceIndex, NamespaceOf(rs))) {
+    const json& pod = *p;
+    if (!apps::IsPodActive(pod)) continue;
+    bool matches =
+        !sel->Empty() && sel->Matches(pod["metadata"].value("labels", json()));
+    auto ref = apps::ControllerRefOf(pod);
+    if (ref) {
+      if (ref->value("uid", "") != uid) continue;  // another controller's
+      if (matches || rs_deleting) {
+        if (matches) owned.push_back(pod);
+        continue;
+      }
+      Status st = Release(rs, pod);
+      if (!st.ok() && st.code() != StatusCode::kNotFound &&
+          st.code() != StatusCode::kConflict) {
+        return st;
+      }
+      continue;
+    }
+    if (!matches || rs_deleting) continue;
+    if (!can_adopt) {
+      // Adopt only for a ReplicaSet that still exists and is not going.
+      auto fresh =
+          registry_->Get(*res_.replicasets, NamespaceOf(rs), NameOf(rs));
+      can_adopt =
+          fresh.ok() && UidOf(*fresh) == uid && !apps::IsBeingDeleted(*fresh);
+    }
+    if (!*can_adopt) continue;
+    Status st = Adopt(rs, pod);
+    if (st.ok()) {
+      owned.push_back(pod);
+    } else if (st.code() != StatusCode::kNotFound &&
+               st.code() != StatusCode::kConflict) {
+      return st;
+    }
+  }
+  return owned;
+}
+
+Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
+  std::string pod_uid = UidOf(pod);
+  json ref = apps::MakeControllerRef(rs, "apps/v1", "ReplicaSet");
+  auto r = registry_->GuaranteedUpdate(
+      *res_.pods, NamespaceOf(pod), NameOf(pod), "",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
+        if (apps::IsBeingDeleted(obj) || apps::ControllerRefOf(obj)) {
+          return Status(StatusCode::kConflict, "pod changed owner");
+        }
+        json& refs = obj["metadata"]["ownerReferences"];
+        if (!refs.is_array()) refs = json::array();
+        refs.push_back(ref);
+        return Status::Ok();
+      },
+      ControllerWrite());
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status ReplicaSetController::Release(const json& rs, const json& pod) {
+  std::string pod_uid = UidOf(pod);
+  std::string uid = UidOf(rs);
+  auto r = registry_->GuaranteedUpdate(
+      *res_.pods, NamespaceOf(pod), NameOf(pod), "",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
+        json& md = obj["metadata"];
+        json kept = json::array();
+        for (const auto& r : md.value("ownerReferences", json::array())) {
+          if (r.value("uid", "") != uid) kept.push_back(r);
+        }
+        if (kept.empty()) {
+          md.erase("ownerReferences");
+        } else {
+          md["ownerReferences"] = kept;
+        }
+        return Status::Ok();
+      },
+      ControllerWrite());
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+std::optional<std::string> ReplicaSetController::ManageReplicas(
+    const json& rs, const std::vector<json>& pods) {
+  std::string key = KeyOf(rs);
+  int64_t want = IntAt(rs, {"spec", "replicas"}, 1);
+  int64_t diff = static_cast<int64_t>(pods.size()) - want;
+  if (diff < 0) {
+    int64_t count = std::min<int64_t>(-diff, options_.burst_replicas);
+    expectations_.ExpectCreations(key, static_cast<int>(count));
+    int64_t done = 0;
+    std::optional<std::string> err;
+    for (int64_t batch = std::min<int64_t>(count, kSlowStartInitialBatch);
+         batch > 0 && !err;
+         batch = std::min<int64_t>(2 * batch, count - done)) {
+      for (int64_t i = 0; i < batch; ++i) {
+        Status st = CreatePod(rs);
+        if (st.ok()) continue;
+        // Creates refused in a terminating namespace are not failures.
+        if (st.code() == StatusCode::kForbidden &&
+            st.message().find("because it is being terminated") !=
+                std::string::npos) {
+          continue;
+        }
+        if (!err) err = st.message();
+        expectations_.CreationObserved(key);
+      }
+      done += batch;
+    }
+    // Pods never attempted are not expected.
+    for (int64_t i = done; i < count; ++i) expectations_.CreationObserved(key);
+    return err;
+  }
+  if (diff > 0) {
+    size_t count =
+        static_cast<size_t>(std::min<int64_t>(diff, options_.burst_replicas));
+    std::vector<json> victims =
+        replicaset::PodsToDelete(pods, RelatedPods(rs), count, clock_->Now());
+    std::vector<std::string> keys;
+    for (const auto& p : victims) keys.push_back(PodKey(p));
+    expectations_.ExpectDeletions(key, keys);
+    std::optional<std::string> err;
+    for (const auto& p : victims) {
+      Status st = DeletePod(rs, p);
+      if (st.ok()) continue;
+      expectations_.DeletionObserved(key, PodKey(p));
+      if (st.code() != StatusCode::kNotFound && !err) err = st.message();
+    }
+    return err;
+  }
+  return std::nullopt;
+}
+
+Status ReplicaSetController::CreatePod(const json& rs) {
+  const json tmpl =
+      rs.value("spec", json::object()).value("template", json::object());
+  const json tmd = tmpl.value("metadata", json::object());
+  json md = {
+      {"generateName", PodPrefix(rs)},
+      {"namespace", NamespaceOf(rs)},
+      {"ownerReferences",
+       json::array({apps::MakeControllerRef(rs, "apps/v1", "ReplicaSet")})}};
+  for (const char* f : {"labels", "annotations", "finalizers"}) {
+    if (tmd.contains(f) && !tmd[f].is_null() && !tmd[f].empty()) {
+      md[f] = tmd[f];
+    }
+  }
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", md},
+              {"spec", tmpl.value("spec", json::object())}};
+  auto r =
+      registry_->Create(*res_.pods, NamespaceOf(rs), pod, ControllerWrite());
+  if (!r.ok()) {
+    (void)recorder_.Record(
+        rs, EventRecord{"Warning", "FailedCreate",
+                        "Error creating: " + r.status().message(), "", ""});
+    return r.status();
+  }
+  return recorder_.Record(
+      rs, EventRecord{"Normal", "SuccessfulCreate",
+                      "Created pod: " + NameOf(r->object), "", ""});
+}
+
+Status ReplicaSetController::DeletePod(const json& rs, const json& pod) {
+  registry::DeleteOptions del;
+  del.precondition_uid = UidOf(pod);
+  del.user = ControllerWrite().user;
+  auto r = registry_->Delete(*res_.pods, NamespaceOf(pod), NameOf(pod), del);
+  if (!r.ok()) {
+    if (r.status().code() != StatusCode::kNotFound) {
+      (void)recorder_.Record(
+          rs, EventRecord{"Warning", "FailedDelete",
+                          "Error deleting: " + r.status().message(), "", ""});
+    }
+    return r.status();
+  }
+  return recorder_.Record(rs,
+                          EventRecord{"Normal", "SuccessfulDelete",
+                                      "Deleted pod: " + NameOf(pod), "", ""});
+}
+
+Status ReplicaSetController::WriteStatus(const json& rs, const json& status) {
+  std::string uid = UidOf(rs);
+  auto r = registry_->GuaranteedUpdate(
+      *res_.replicasets, NamespaceOf(rs), NameOf(rs), "status",
+      [&](json& obj) -> Status {
+        if (UidOf(obj) != uid) return NotFoundError("replica set was replaced");
+        obj["status"] = status;
+        return Status::Ok();
+      },
+      ControllerWrite());
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+std::vector<json> ReplicaSetController::RelatedPods(const json& rs) const {
+  std::vector<std::string> uids = {UidOf(rs)};
+  if (auto owner = apps::ControllerRefOf(rs)) {
+    std::string owner_uid = owner->value("uid", "");
+    for (const auto& other :
+         replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(rs))) {
+      auto ref = apps::ControllerRefOf(*other);
+      if (ref && ref->value("uid", "") == owner_uid &&
+          UidOf(*other) != UidOf(rs)) {
+        uids.push_back(UidOf(*other));
+      }
+    }
+  }
+  std::vector<json> out;
+  for (const auto& p : pods_->ByIndex(kByNamespaceIndex, NamespaceOf(rs))) {
+    auto ref = apps::ControllerRefOf(*p);
+    if (!ref || !apps::IsPodActive(*p)) continue;
+    if (std::find(uids.begin(), uids.end(), ref->value("uid", "")) !=
+        uids.end()) {
+      out.push_back(*p);
+    }
+  }
+  return out;
+}
+
+}  // namespace kmock::controllers

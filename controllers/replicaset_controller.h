@@ -1,0 +1,96 @@
+// The ReplicaSet controller, as kube-controller-manager's: for every
+// ReplicaSet it claims the active pods its selector matches (adopting
+// orphans, releasing pods whose labels moved away, leaving pods of other
+// controllers alone), creates missing pods from the template in slow-start
+// batches (1, 2, 4, ... at most 500 per sync) with names "<rs>-<5 chars>",
+// deletes surplus pods in upstream's order (replicaset/pod_ranking.h),
+// records SuccessfulCreate / SuccessfulDelete events (source
+// replicaset-controller) and writes status through the status subresource
+// when it changed.
+//
+// Thread safety: Start/Stop from one thread; informer handlers and the
+// worker threads run inside.
+#ifndef KMOCK_CONTROLLERS_REPLICASET_CONTROLLER_H_
+#define KMOCK_CONTROLLERS_REPLICASET_CONTROLLER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "controllers/event_recorder.h"
+#include "controllers/informer.h"
+#include "controllers/replicaset/expectations.h"
+#include "controllers/resources_lookup.h"
+#include "controllers/work_queue.h"
+#include "controllers/worker_pool.h"
+#include "registry/registry.h"
+
+namespace kmock::controllers {
+
+// An informer index of objects by metadata.namespace, which the pods and
+// replicasets informers need for the workload controllers.
+inline constexpr char kByNamespaceIndex[] = "metadata.namespace";
+std::vector<std::string> NamespaceIndex(const json& obj);
+
+struct ReplicaSetControllerOptions {
+  int workers = 2;
+  // Most pods created or deleted in one sync.
+  int burst_replicas = 500;
+};
+
+class ReplicaSetController {
+ public:
+  // REQUIRES: pods and replicasets have kByNamespaceIndex; res has
+  // replicasets; informers not started.
+  ReplicaSetController(registry::Registry* registry, const Clock* clock,
+                       CoreResources res, Informer* pods, Informer* replicasets,
+                       ReplicaSetControllerOptions options = {});
+  ~ReplicaSetController();
+  ReplicaSetController(const ReplicaSetController&) = delete;
+  ReplicaSetController& operator=(const ReplicaSetController&) = delete;
+
+  void Start();
+  void Stop();
+
+  // Syncs the ReplicaSet with this key ("ns/name") once.
+  Status Sync(const std::string& key);
+
+ private:
+  void OnPodAdd(const json& pod);
+  void OnPodUpdate(const json& old_pod, const json& pod);
+  void OnPodDelete(const json& pod);
+  // The key of the ReplicaSet controlling the pod, if it is one we know.
+  std::optional<std::string> OwnerKey(const json& pod) const;
+  // Queues every ReplicaSet whose selector matches an orphan pod.
+  void EnqueueMatching(const json& pod);
+
+  // The active pods the ReplicaSet owns after adopting and releasing.
+  Result<std::vector<json>> ClaimPods(const json& rs);
+  Status Adopt(const json& rs, const json& pod);
+  Status Release(const json& rs, const json& pod);
+  // Creates or deletes pods; returns the error message of a failed write.
+  std::optional<std::string> ManageReplicas(const json& rs,
+                                            const std::vector<json>& pods);
+  Status CreatePod(const json& rs);
+  Status DeletePod(const json& rs, const json& pod);
+  Status WriteStatus(const json& rs, const json& status);
+  // Active pods of every ReplicaSet sharing this one's controller owner.
+  std::vector<json> RelatedPods(const json& rs) const;
+
+  registry::Registry* registry_;
+  const Clock* clock_;
+  CoreResources res_;
+  Informer* pods_;
+  Informer* replicasets_;
+  ReplicaSetControllerOptions options_;
+  EventRecorder recorder_;
+  replicaset::Expectations expectations_;
+  WorkQueue queue_;
+  std::unique_ptr<WorkerPool> workers_;
+};
+
+}  // namespace kmock::controllers
+
+#endif  // KMOCK_CONTROLLERS_REPLICASET_CONTROLLER_H_
