@@ -30,6 +30,13 @@ namespace kmock::api {
 
 using nlohmann::json;
 
+// Who is making a request, as authentication found it.
+struct UserInfo {
+  std::string name;  // "kubernetes-admin", "system:kube-scheduler", ...
+  std::string uid;
+  std::vector<std::string> groups;
+};
+
 // A Table column, as metav1.TableColumnDefinition.
 struct PrinterColumn {
   std::string name;         // "Name", "Ready", "Status", ...
@@ -169,6 +176,12 @@ struct ResourceInfo {
   const Strategy* strategy = nullptr;
   const Strategy* status_strategy = nullptr;    // set iff "status" subresource
   const Strategy* finalize_strategy = nullptr;  // set iff "finalize" subresource
+
+  // Kinds that are computed, never stored (SelfSubjectAccessReview,
+  // SelfSubjectReview): create answers with what this returns (the request
+  // object with its status filled in) and writes nothing.
+  std::function<Result<json>(const json& request, const UserInfo& user)>
+      virtual_create;
 
   // Set iff the kind has a "scale" subresource.
   std::optional<ScaleSubresource> scale;

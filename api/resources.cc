@@ -2,8 +2,10 @@
 // Names, verbs, short names and categories are what kube-apiserver v1.33
 // advertises in discovery; key prefixes follow its etcd layout.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
+#include "api/kinds/access_review.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
 #include "api/kinds/lease.h"
@@ -259,6 +261,55 @@ ResourceInfo ReplicaSets() {
   return r;
 }
 
+ResourceInfo AccessReview(std::string group, std::string version,
+                          std::string kind, std::string plural,
+                          std::string schema_type) {
+  ResourceInfo r;
+  r.group = std::move(group);
+  r.version = std::move(version);
+  r.kind = kind;
+  r.list_kind = kind + "List";
+  r.plural = plural;
+  r.singular = kind;
+  std::transform(r.singular.begin(), r.singular.end(), r.singular.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  r.namespaced = false;
+  r.verbs = {"create"};
+  r.schema_type = std::move(schema_type);
+  r.columns = kinds::AccessReviewColumns();
+  r.cells = kinds::AccessReviewCells;
+  r.strategy = kinds::AccessReviewStrategy();
+  return r;
+}
+
+ResourceInfo SelfSubjectAccessReviews() {
+  ResourceInfo r =
+      AccessReview("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+                   "selfsubjectaccessreviews",
+                   "io.k8s.api.authorization.v1.SelfSubjectAccessReview");
+  r.virtual_create = kinds::CreateSelfSubjectAccessReview;
+  return r;
+}
+
+ResourceInfo SelfSubjectRulesReviews() {
+  ResourceInfo r =
+      AccessReview("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+                   "selfsubjectrulesreviews",
+                   "io.k8s.api.authorization.v1.SelfSubjectRulesReview");
+  r.virtual_create = kinds::CreateSelfSubjectRulesReview;
+  return r;
+}
+
+// Served as v1 and, for kubectl 1.27 (which asks v1beta1 first), v1beta1.
+ResourceInfo SelfSubjectReviews(std::string version) {
+  ResourceInfo r = AccessReview(
+      "authentication.k8s.io", version, "SelfSubjectReview",
+      "selfsubjectreviews",
+      "io.k8s.api.authentication." + version + ".SelfSubjectReview");
+  r.virtual_create = kinds::CreateSelfSubjectReview;
+  return r;
+}
+
 }  // namespace
 
 const Strategy* ResourceInfo::UpdateStrategyFor(std::string_view sub) const {
@@ -282,8 +333,20 @@ const Subresource* ResourceInfo::FindSubresource(std::string_view name) const {
 const Catalog& Catalog::Get() {
   static const Catalog* catalog = [] {
     static const ResourceInfo kResources[] = {
-        Bindings(), CoreEvents(),  Namespaces(),  Nodes(),  Pods(),
-        Services(), Deployments(), ReplicaSets(), Leases(), EventsV1(),
+        Bindings(),
+        CoreEvents(),
+        Namespaces(),
+        Nodes(),
+        Pods(),
+        Services(),
+        Deployments(),
+        ReplicaSets(),
+        Leases(),
+        EventsV1(),
+        SelfSubjectReviews("v1"),
+        SelfSubjectReviews("v1beta1"),
+        SelfSubjectAccessReviews(),
+        SelfSubjectRulesReviews(),
     };
     auto* c = new Catalog();
     for (const ResourceInfo& r : kResources) c->Add(&r);

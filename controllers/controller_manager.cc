@@ -85,11 +85,23 @@ Status ControllerManager::Start() {
   if (heartbeats_) heartbeats_->Start();
   if (replicaset_controller_) replicaset_controller_->Start();
   if (deployment_controller_) deployment_controller_->Start();
+  if (options_.garbage_collector) {
+    garbage_collector_ = std::make_unique<GarbageCollector>(registry_, clock_, rng_,
+                                                            options_.gc);
+    garbage_collector_->Start();
+  }
+  if (options_.namespace_controller) {
+    namespace_controller_ = std::make_unique<NamespaceController>(
+        registry_, clock_, rng_, options_.namespaces);
+    namespace_controller_->Start();
+  }
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  if (namespace_controller_) namespace_controller_->Stop();
+  if (garbage_collector_) garbage_collector_->Stop();
   if (deployment_controller_) deployment_controller_->Stop();
   if (replicaset_controller_) replicaset_controller_->Stop();
   if (deployments_) deployments_->Stop();

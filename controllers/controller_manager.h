@@ -21,7 +21,9 @@
 #include "controllers/bootstrap.h"
 #include "controllers/cluster.h"
 #include "controllers/deployment_controller.h"
+#include "controllers/garbage_collector.h"
 #include "controllers/informer.h"
+#include "controllers/namespace_controller.h"
 #include "controllers/kubelet.h"
 #include "controllers/node_heartbeat.h"
 #include "controllers/replicaset_controller.h"
@@ -39,6 +41,10 @@ struct ControllerManagerOptions {
   HeartbeatOptions heartbeat;
   // Stages to use instead of DefaultStages(cluster.pacing); empty = default.
   std::vector<lifecycle::Stage> stages;
+  bool garbage_collector = true;
+  GarbageCollectorOptions gc;
+  bool namespace_controller = true;
+  NamespaceControllerOptions namespaces;
 };
 
 class ControllerManager {
@@ -85,6 +91,8 @@ class ControllerManager {
   std::unique_ptr<Informer> deployments_;
   std::unique_ptr<ReplicaSetController> replicaset_controller_;
   std::unique_ptr<DeploymentController> deployment_controller_;
+  std::unique_ptr<GarbageCollector> garbage_collector_;
+  std::unique_ptr<NamespaceController> namespace_controller_;
   bool started_ = false;
 };
 

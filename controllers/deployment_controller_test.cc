@@ -59,8 +59,7 @@ class DeploymentControllerTest : public ::testing::Test {
           {"template",
            {{"metadata", {{"labels", {{"app", name}}}}},
             {"spec",
-             {{"containers",
-               {{{"name", "nginx"}, {"image", "nginx"}}}}}}}}}}};
+             {{"containers", {{{"name", "nginx"}, {"image", "nginx"}}}}}}}}}}};
     if (!strategy.empty()) d["spec"]["strategy"] = strategy;
     auto r = registry_->Create(*res_.deployments, "default", d, {});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -148,9 +147,9 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
   EXPECT_EQ(rs["spec"]["selector"]["matchLabels"]["pod-template-hash"], hash);
   EXPECT_EQ(rs["metadata"]["ownerReferences"][0]["kind"], "Deployment");
   EXPECT_EQ(rs["metadata"]["ownerReferences"][0]["blockOwnerDeletion"], true);
-  EXPECT_EQ(rs["metadata"]["annotations"]
-                [deployment::kDesiredReplicasAnnotation],
-            "3");
+  EXPECT_EQ(
+      rs["metadata"]["annotations"][deployment::kDesiredReplicasAnnotation],
+      "3");
   EXPECT_EQ(rs["metadata"]["annotations"][deployment::kMaxReplicasAnnotation],
             "4");
   auto pods = Items(res_.pods);
@@ -182,8 +181,9 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
   EXPECT_TRUE(replaced);
 
   // Image change: a second ReplicaSet takes over.
-  Patch("web",
-        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
+  Patch(
+      "web",
+      R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
   d = WaitForDeployment("web", [](const json& d) {
     return d["metadata"].value("generation", 0) == 2 && RolledOut(d);
   });
@@ -207,8 +207,9 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
   EXPECT_GE(scaling, 3);
 
   // Undo: back to the first template, the old ReplicaSet reused as rev 3.
-  Patch("web",
-        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}})");
+  Patch(
+      "web",
+      R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}})");
   d = WaitForDeployment("web", [](const json& d) {
     return d["metadata"].value("generation", 0) == 3 && RolledOut(d);
   });
@@ -218,7 +219,7 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
                               rs["metadata"]["name"].get<std::string>());
   ASSERT_TRUE(first.ok());
   EXPECT_EQ((*first)["metadata"]["annotations"]
-                [deployment::kRevisionHistoryAnnotation],
+                    [deployment::kRevisionHistoryAnnotation],
             "1");
 
   // History limit 0 removes the idle ReplicaSet.
@@ -241,8 +242,9 @@ TEST_F(DeploymentControllerTest, RecreateAndPause) {
   StartCluster();
   CreateDeployment("rec", 2, {{"type", "Recreate"}});
   WaitForDeployment("rec", RolledOut);
-  Patch("rec",
-        R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
+  Patch(
+      "rec",
+      R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}})");
   json d = WaitForDeployment("rec", [](const json& d) {
     return d["metadata"].value("generation", 0) == 2 && RolledOut(d);
   });
@@ -256,8 +258,9 @@ TEST_F(DeploymentControllerTest, RecreateAndPause) {
     const json* p = Cond(d, "Progressing");
     return p != nullptr && (*p)["reason"] == "DeploymentPaused";
   });
-  Patch("rec",
-        R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})");
+  Patch(
+      "rec",
+      R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}})");
   d = WaitForDeployment("rec", [](const json& d) {
     return d["status"].value("availableReplicas", 0) == 3;
   });
@@ -265,8 +268,8 @@ TEST_F(DeploymentControllerTest, RecreateAndPause) {
   Patch("rec", R"({"spec":{"paused":false}})");
   d = WaitForDeployment("rec", [](const json& d) {
     return d["metadata"].value("generation", 0) == 5 && RolledOut(d) &&
-           d["metadata"]["annotations"].value(
-               deployment::kRevisionAnnotation, "") == "3";
+           d["metadata"]["annotations"].value(deployment::kRevisionAnnotation,
+                                              "") == "3";
   });
   EXPECT_EQ(Items(res_.replicasets).size(), 3u);
 }

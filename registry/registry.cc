@@ -277,6 +277,12 @@ Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
                                      const WriteOptions& opts) {
   if (!obj.is_object())
     return BadRequest("the body of the request must be a " + res.kind + " object");
+  if (res.virtual_create) {
+    obj["apiVersion"] = res.ApiVersion();
+    obj["kind"] = res.kind;
+    KMOCK_ASSIGN_OR_RETURN(json out, res.virtual_create(obj, opts.user));
+    return WriteResult{std::move(out), true};
+  }
   if (res.plural == "bindings") {
     KMOCK_ASSIGN_OR_RETURN(json st, Bind(ns, MetaString(obj, "name"), obj, opts));
     return WriteResult{std::move(st), true};

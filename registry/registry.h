@@ -40,11 +40,7 @@ namespace kmock::registry {
 
 using nlohmann::json;
 
-struct UserInfo {
-  std::string name;  // "kubernetes-admin", "system:kube-scheduler", ...
-  std::string uid;
-  std::vector<std::string> groups;
-};
+using UserInfo = api::UserInfo;
 
 enum class FieldValidation { kIgnore, kWarn, kStrict };
 
