@@ -55,7 +55,7 @@ struct StatusCause {
 struct StatusDetails {
   std::string name;
   std::string group;
-  std::string kind;  // the resource plural, e.g. "pods"
+  std::string kind;  // "pods" for most errors; the Kind ("Pod") for 422s
   std::string uid;
   std::vector<StatusCause> causes;
   int retry_after_seconds = 0;
@@ -83,6 +83,14 @@ class [[nodiscard]] Status {
     reason_ = std::move(r);
     return *this;
   }
+  // For a 410 on a list: a continue token that resumes from the same key at
+  // the newest revision (kube-apiserver's "inconsistent continue" offer),
+  // sent as the Status's metadata.continue.
+  const std::string& list_continue() const { return list_continue_; }
+  Status& set_list_continue(std::string c) {
+    list_continue_ = std::move(c);
+    return *this;
+  }
   Status& set_message(std::string m) {
     message_ = std::move(m);
     return *this;
@@ -94,6 +102,7 @@ class [[nodiscard]] Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
   std::string reason_;
+  std::string list_continue_;
   StatusDetails details_;
 };
 

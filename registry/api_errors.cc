@@ -1,5 +1,7 @@
 #include "registry/api_errors.h"
 
+#include "registry/continue_token.h"
+
 namespace kmock::registry {
 
 namespace {
@@ -49,6 +51,19 @@ Status ModifiedConflict(const api::ResourceInfo& res, const std::string& name) {
 
 Status Expired(const std::string& message) {
   return Status(StatusCode::kExpired, message);
+}
+
+Status ExpiredContinue(const std::string& start_key, int64_t current_revision) {
+  Status st = Expired(
+      "The provided continue parameter is too old to display a consistent "
+      "list result. You can start a new list without the continue parameter, "
+      "or use the continue token in this response to retrieve the remainder "
+      "of the results. Continuing with the provided token results in an "
+      "inconsistent list - objects that were created, modified, or deleted "
+      "between the time the first chunk was returned and now may show up in "
+      "the list.");
+  st.set_list_continue(EncodeContinue({current_revision, start_key}));
+  return st;
 }
 
 Status BadRequest(const std::string& message) {

@@ -26,6 +26,10 @@ Status Conflict(const api::ResourceInfo& res, const std::string& name,
 Status ModifiedConflict(const api::ResourceInfo& res, const std::string& name);
 // 410 Expired with the given message.
 Status Expired(const std::string& message);
+// 410 Expired for a continue token whose revision was compacted, offering
+// in metadata.continue a token that resumes at `start_key` (relative to the
+// resource's key prefix) at the current revision, as kube-apiserver does.
+Status ExpiredContinue(const std::string& start_key, int64_t current_revision);
 // 400 BadRequest.
 Status BadRequest(const std::string& message);
 // 403 Forbidden `pods "x" is forbidden: <detail>`.

@@ -6,6 +6,7 @@
 #ifndef KMOCK_REGISTRY_CONTINUE_TOKEN_H_
 #define KMOCK_REGISTRY_CONTINUE_TOKEN_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,11 +20,17 @@ struct ContinueToken {
 };
 
 std::string EncodeContinue(const ContinueToken& token);
-// 400 BadRequest "invalid continue token: ..." on anything malformed.
+// 400 BadRequest "invalid continue token: continue key is not valid: ..."
+// on anything malformed, with kube-apiserver's cause text (Go's base64 and
+// encoding/json errors) for garbage.
 Result<ContinueToken> DecodeContinue(const std::string& text);
 
 std::string Base64UrlEncode(const std::string& in);
-bool Base64UrlDecode(const std::string& in, std::string* out);
+// Unpadded base64url, as strict as Go's RawURLEncoding ('=', '+', '/' and a
+// lone final character are errors; CR and LF are skipped). On failure sets
+// *bad_at (if given) to the offending input byte.
+bool Base64UrlDecode(const std::string& in, std::string* out,
+                     size_t* bad_at = nullptr);
 
 }  // namespace kmock::registry
 

@@ -23,6 +23,37 @@ TEST(ContinueTokenTest, GarbageIsBadRequest) {
   }
 }
 
+TEST(ContinueTokenTest, GarbageGetsKubeApiserversCause) {
+  struct Case {
+    const char* token;
+    const char* cause;
+  } cases[] = {
+      // "garbage" decodes to 0x81 0xaa ...: not a JSON value.
+      {"garbage", "invalid character '\\u0081' looking for beginning of value"},
+      {"a=", "illegal base64 data at input byte 1"},
+      {"ab+c", "illegal base64 data at input byte 2"},
+      {"abcde", "illegal base64 data at input byte 4"},
+      {"", "unexpected end of JSON input"},
+      {"IHg", "invalid character 'x' looking for beginning of value"},  // " x"
+      {"WzFd",
+       "json: cannot unmarshal array into Go value of type "
+       "storage.continueToken"},  // [1]
+      {"bnVsbA",
+       "incorrect encoded start resourceVersion (version "
+       "meta.k8s.io/v1)"},  // null
+  };
+  for (const Case& c : cases) {
+    auto r = DecodeContinue(c.token);
+    ASSERT_FALSE(r.ok()) << c.token;
+    EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
+    EXPECT_EQ(r.status().message(),
+              std::string("invalid continue token: continue key is not "
+                          "valid: ") +
+                  c.cause)
+        << c.token;
+  }
+}
+
 TEST(Base64Test, KnownVectors) {
   EXPECT_EQ(Base64UrlEncode("f"), "Zg");
   EXPECT_EQ(Base64UrlEncode("fo"), "Zm8");

@@ -177,14 +177,8 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     if (!page.ok()) {
       if (page.status().code() == StatusCode::kCompacted) {
         if (!opts.continue_token.empty())
-          return Expired(
-              "The provided continue parameter is too old to display a "
-              "consistent list result. You can start a new list without the "
-              "continue parameter, or use the continue token in this response "
-              "to retrieve the remainder of the results. Continuing with the "
-              "provided token results in an inconsistent list - objects that "
-              "were created, modified, or deleted between the time the first "
-              "chunk was returned and now may show up in the list.");
+          return ExpiredContinue(start_key.substr(res.key_prefix.size()),
+                                 storage_->CurrentRevision());
         return Expired("too old resource version: " + std::to_string(read_rev) +
                        " (" + std::to_string(storage_->CompactedRevision()) + ")");
       }

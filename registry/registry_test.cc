@@ -344,3 +344,34 @@ TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
 
 }  // namespace
 }  // namespace kmock::registry
+
+namespace kmock::registry {
+namespace {
+
+TEST_F(RegistryTest, CompactedContinueTokenGets410WithAnInconsistentToken) {
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("c" + std::to_string(i)), {}).ok());
+  ListOptions page;
+  page.limit = 1;
+  auto p1 = registry_->List(*pods_, "default", page);
+  ASSERT_TRUE(p1.ok());
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("c9"), {}).ok());
+  ASSERT_TRUE(storage_->Compact(storage_->CurrentRevision()).ok());
+  page.continue_token = p1->at("metadata").at("continue");
+  auto p2 = registry_->List(*pods_, "default", page);
+  ASSERT_FALSE(p2.ok());
+  EXPECT_EQ(p2.status().code(), StatusCode::kExpired);
+  EXPECT_EQ(p2.status().message().rfind("The provided continue parameter is too old", 0), 0u);
+  ASSERT_FALSE(p2.status().list_continue().empty());
+  // The offered token continues after c0 at the newest revision.
+  page.continue_token = p2.status().list_continue();
+  page.limit = 10;
+  auto rest = registry_->List(*pods_, "default", page);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  ASSERT_EQ(rest->at("items").size(), 3u);
+  EXPECT_EQ(rest->at("items")[0]["metadata"]["name"], "c1");
+  EXPECT_EQ(rest->at("items")[2]["metadata"]["name"], "c9");
+}
+
+}  // namespace
+}  // namespace kmock::registry

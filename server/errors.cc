@@ -1,5 +1,7 @@
 #include "server/errors.h"
 
+#include "patch/patch_status.h"
+
 namespace kmock::server {
 namespace {
 
@@ -108,10 +110,16 @@ json StatusJson(const Status& status) {
               {"apiVersion", "v1"},
               {"metadata", json::object()},
               {"status", status.ok() ? "Success" : "Failure"}};
+  if (!status.list_continue().empty())
+    out["metadata"]["continue"] = status.list_continue();
   if (!status.message().empty()) out["message"] = status.message();
   std::string reason = Reason(status);
-  if (!reason.empty()) out["reason"] = reason;
-  if (!DetailsEmpty(status.details()) || info.always_details) {
+  // Go's StatusReasonUnknown is "": an error nobody converted is sent with
+  // neither reason nor details, and kubectl prints "Error from server: ...".
+  bool unconverted = reason == patch::kReasonUnknown;
+  if (!reason.empty() && !unconverted) out["reason"] = reason;
+  if (!unconverted &&
+      (!DetailsEmpty(status.details()) || info.always_details)) {
     out["details"] = DetailsJson(status.details());
   }
   out["code"] = info.http;
