@@ -276,6 +276,15 @@ std::optional<std::string> ReplicaSetController::ManageReplicas(
   int64_t want = IntAt(rs, {"spec", "replicas"}, 1);
   int64_t diff = static_cast<int64_t>(pods.size()) - want;
   if (diff < 0) {
+    // The pod informer can run ahead of the ReplicaSet informer: the pods
+    // the garbage collector deletes for a ReplicaSet going in the
+    // foreground arrive before that ReplicaSet's deletionTimestamp does.
+    // Recheck the live object before replacing them.
+    auto fresh = registry_->Get(*res_.replicasets, NamespaceOf(rs), NameOf(rs));
+    if (!fresh.ok() || UidOf(*fresh) != UidOf(rs) ||
+        apps::IsBeingDeleted(*fresh)) {
+      return std::nullopt;
+    }
     int64_t count = std::min<int64_t>(-diff, options_.burst_replicas);
     expectations_.ExpectCreations(key, static_cast<int>(count));
     int64_t done = 0;

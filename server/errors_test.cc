@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "patch/patch_status.h"
 #include "server/response.h"
 
 namespace kmock::server {
@@ -78,6 +79,22 @@ TEST(ErrorsTest, CodesAndReasons) {
   }
   Status custom = Status(StatusCode::kConflict, "x").set_reason("Custom");
   EXPECT_EQ(StatusJson(custom)["reason"], "Custom");
+}
+
+TEST(ErrorsTest, UnconvertedErrorHasNoReasonNorDetails) {
+  json j = StatusJson(patch::UnconvertedError("Invalid JSON Patch"));
+  EXPECT_EQ(j, json::parse(R"({"kind":"Status","apiVersion":"v1",
+      "metadata":{},"status":"Failure","message":"Invalid JSON Patch",
+      "code":500})"));
+}
+
+TEST(ErrorsTest, ErrorBodyEndsWithNewline) {
+  httplib::Response res;
+  WriteError(res, NotFoundPathError());
+  EXPECT_EQ(res.status, 404);
+  ASSERT_FALSE(res.body.empty());
+  EXPECT_EQ(res.body.back(), '\n');
+  EXPECT_EQ(json::parse(res.body)["reason"], "NotFound");
 }
 
 TEST(ErrorsTest, RetryAfterAndUid) {

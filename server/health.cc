@@ -15,7 +15,7 @@ std::string_view Endpoint(std::string_view path) {
 
 }  // namespace
 
-nlohmann::json VersionInfo(const std::string& kubernetes_version) {
+nlohmann::ordered_json VersionInfo(const std::string& kubernetes_version) {
   std::string major = "1", minor = "0";
   size_t dot = kubernetes_version.find('.');
   if (dot != std::string::npos) {
@@ -34,6 +34,10 @@ nlohmann::json VersionInfo(const std::string& kubernetes_version) {
           {"goVersion", "go1.24.0"},
           {"compiler", "gc"},
           {"platform", "linux/amd64"}};
+}
+
+std::string VersionBody(const std::string& kubernetes_version) {
+  return VersionInfo(kubernetes_version).dump(2);
 }
 
 bool IsHealthPath(std::string_view path) { return !Endpoint(path).empty(); }

@@ -13,8 +13,12 @@
 
 namespace kmock::server {
 
-// {"major":"1","minor":"33","gitVersion":"v1.33.0",...} for "1.33.0".
-nlohmann::json VersionInfo(const std::string& kubernetes_version);
+// {"major":"1","minor":"33","gitVersion":"v1.33.0",...} for "1.33.0", in
+// version.Info's field order.
+nlohmann::ordered_json VersionInfo(const std::string& kubernetes_version);
+// The /version body as kube-apiserver writes it: indented two spaces, in
+// field order, no trailing newline.
+std::string VersionBody(const std::string& kubernetes_version);
 
 // Whether `path` is a health endpoint (/healthz, /livez, /readyz or a
 // check below one of them).

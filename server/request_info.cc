@@ -35,7 +35,9 @@ bool IsNamespaceSubresource(std::string_view s) {
 }  // namespace
 
 bool IsTrueParam(std::string_view value) {
-  return value == "true" || value == "1";
+  // As kube-apiserver reads a boolean query parameter: every value but "0"
+  // and "false" (in any case) is true. Python's client sends "True".
+  return !value.empty() && value != "0" && Lower(value) != "false";
 }
 
 RequestInfo ParseRequestInfo(std::string_view method, std::string_view path,

@@ -61,7 +61,9 @@ struct RequestInfo {
 RequestInfo ParseRequestInfo(std::string_view method, std::string_view path,
                              bool watch_param);
 
-// Whether a watch query parameter value means true ("true" or "1").
+// Whether a boolean query parameter value means true: any value but "0" and
+// "false" in any case ("True" from the Python client counts); empty (an
+// absent parameter) is false.
 bool IsTrueParam(std::string_view value);
 
 }  // namespace kmock::server

@@ -83,7 +83,11 @@ TEST(RequestInfoTest, Watch) {
   EXPECT_EQ(one.name, "p1");
   EXPECT_TRUE(IsTrueParam("true"));
   EXPECT_TRUE(IsTrueParam("1"));
+  EXPECT_TRUE(IsTrueParam("True"));  // the Python client's str(True)
+  EXPECT_TRUE(IsTrueParam("TRUE"));
   EXPECT_FALSE(IsTrueParam("false"));
+  EXPECT_FALSE(IsTrueParam("False"));
+  EXPECT_FALSE(IsTrueParam("0"));
   EXPECT_FALSE(IsTrueParam(""));
 }
 

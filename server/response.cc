@@ -8,8 +8,10 @@ namespace kmock::server {
 void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
                const std::string& content_type) {
   res.status = code;
+  // kube-apiserver's JSON serializer ends every body with a newline.
   res.set_content(
-      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+          "\n",
       content_type);
 }
 

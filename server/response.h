@@ -17,7 +17,8 @@
 
 namespace kmock::server {
 
-// Body `value` as JSON with the given code and Content-Type.
+// Body `value` as one line of JSON and a newline, with the given code and
+// Content-Type.
 void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
                const std::string& content_type = "application/json");
 // Body `value` encoded as `format` says (JSON or YAML).

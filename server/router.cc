@@ -122,7 +122,9 @@ void Router::ServeNonResource(const httplib::Request& req,
                               httplib::Response& res) const {
   const std::string& path = req.path;
   if (path == "/version" || path == "/version/") {
-    return WriteJson(res, 200, VersionInfo(config_.kubernetes_version));
+    res.status = 200;
+    return res.set_content(VersionBody(config_.kubernetes_version),
+                           "application/json");
   }
   if (IsHealthPath(path)) {
     bool ready = config_.ready == nullptr || config_.ready->load();
@@ -245,6 +247,7 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;
 
+  if (info.verb == "get" && info.subresource == "log") return HandleLog(ctx, res);
   if (info.verb == "get") return HandleGet(ctx, res);
   if (info.verb == "list") return HandleList(ctx, res);
   if (info.verb == "watch") return HandleWatch(ctx, res);

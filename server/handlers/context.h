@@ -55,6 +55,8 @@ void HandlePatch(const RequestContext& ctx, httplib::Response& res);
 // delete.cc: DELETE of one object, and of a collection.
 void HandleDelete(const RequestContext& ctx, httplib::Response& res);
 void HandleDeleteCollection(const RequestContext& ctx, httplib::Response& res);
+// GET pods/<name>/log (and follow=true).
+void HandleLog(const RequestContext& ctx, httplib::Response& res);
 
 }  // namespace kmock::server
 

@@ -9,8 +9,6 @@
 // waiting); when the server stops; or after an error, which is sent first
 // as an ERROR event carrying the Status. Stream timeouts are network
 // timeouts and run on the steady clock, not on the injected Clock.
-#include <poll.h>
-
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -20,6 +18,7 @@
 #include "server/handlers/context.h"
 #include "server/handlers/options.h"
 #include "server/handlers/render.h"
+#include "server/handlers/stream_util.h"
 #include "server/response.h"
 
 namespace kmock::server {
@@ -30,14 +29,6 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 constexpr std::chrono::milliseconds kPollInterval{250};
 constexpr char kWatchContentType[] = "application/json;stream=watch";
-
-// Whether the peer closed or reset its side of the connection.
-bool ClientGone(int fd) {
-  if (fd < 0) return false;
-  pollfd p{fd, POLLRDHUP, 0};
-  if (poll(&p, 1, 0) <= 0) return false;
-  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-}
 
 class WatchStream {
  public:
@@ -115,11 +106,6 @@ class WatchStream {
   SteadyTime deadline_;
   std::atomic<bool> released_{false};
 };
-
-int SocketOf(const httplib::Request& req) {
-  if (req.ssl == nullptr) return -1;
-  return SSL_get_fd(req.ssl);
-}
 
 // Watch start errors that kube-apiserver reports inside a 200 stream (a
 // too-old resourceVersion) rather than as the HTTP status.

@@ -1,0 +1,287 @@
+"""Pod density: Deployments scaled out to Running pods and deleted again.
+
+Used by bench/run (its `density` group). One kubemock runs with a cluster
+file roomy enough for every pod; this module talks to it over HTTPS with the
+admin client certificate taken from the kubeconfig kubemock writes:
+
+  KubeClient  one keep-alive HTTPS connection for creates and deletes
+  PodWatch    a thread holding a watch on the benchmark's pods, keeping each
+              pod's phase, so the caller can wait until N are Running or none
+              is left, and learn when that happened
+  run_case    creates the Deployments of one case, times them to Running,
+              deletes them (propagationPolicy Background) and times them gone
+
+Times are time.monotonic(), the same clock in the caller and the watch thread.
+"""
+
+import base64
+import http.client
+import json
+import os
+import ssl
+import threading
+import time
+
+import yaml
+
+NAMESPACE = "default"
+LABEL = "bench-density"  # every benchmark pod carries LABEL=<case>
+WORKERS = 10
+PODS_PER_WORKER = 250
+
+
+def cluster_file(path):
+    """One tainted control-plane node and ten roomy workers: 2,500 pods."""
+    nodes = [{"name": "manage-1", "roles": ["control-plane"],
+              "taints": [{"key": "node-role.kubernetes.io/control-plane",
+                          "effect": "NoSchedule"}]}]
+    for i in range(1, WORKERS + 1):
+        nodes.append({"name": "worker-%d" % i,
+                      "capacity": {"cpu": "64", "memory": "256Gi",
+                                   "pods": str(PODS_PER_WORKER)}})
+    with open(path, "w") as f:
+        yaml.safe_dump({"name": "density", "nodes": nodes}, f)
+    return path
+
+
+def credentials_from_kubeconfig(kubeconfig, out_dir):
+    """Writes ca.crt, admin.crt and admin.key from the kubeconfig's embedded
+    data (an --in-memory server writes no PKI files) and returns the paths."""
+    with open(kubeconfig) as f:
+        kc = yaml.safe_load(f)
+    cluster = kc["clusters"][0]["cluster"]
+    user = kc["users"][0]["user"]
+    files = {"ca": ("ca.crt", cluster["certificate-authority-data"]),
+             "cert": ("admin.crt", user["client-certificate-data"]),
+             "key": ("admin.key", user["client-key-data"])}
+    paths = {}
+    for what, (name, data) in files.items():
+        paths[what] = os.path.join(out_dir, name)
+        with open(paths[what], "wb") as f:
+            f.write(base64.b64decode(data))
+    os.chmod(paths["key"], 0o600)
+    return paths
+
+
+class KubeClient:
+    def __init__(self, port, creds):
+        self.port = port
+        self.ctx = ssl.create_default_context(cafile=creds["ca"])
+        self.ctx.load_cert_chain(creds["cert"], creds["key"])
+        self.conn = None
+
+    def connect(self, timeout=30):
+        return http.client.HTTPSConnection("127.0.0.1", self.port,
+                                           context=self.ctx, timeout=timeout)
+
+    def request(self, method, path, body=None):
+        """Returns (status, parsed JSON body); reconnects once if the
+        keep-alive connection was closed."""
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in (0, 1):
+            if self.conn is None:
+                self.conn = self.connect()
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+                break
+            except (http.client.HTTPException, OSError):
+                self.conn.close()
+                self.conn = None
+                if attempt:
+                    raise
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        return resp.status, parsed
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+
+
+class PodWatch(threading.Thread):
+    """Watches the pods labelled LABEL=case from resource_version on, keeping
+    name -> phase (a DELETED event drops the name)."""
+
+    def __init__(self, client, case, resource_version):
+        super().__init__(daemon=True)
+        self.client = client
+        self.path = ("/api/v1/namespaces/%s/pods?watch=1&labelSelector=%s%%3D%s"
+                     "&resourceVersion=%s&timeoutSeconds=1800" %
+                     (NAMESPACE, LABEL, case, resource_version))
+        self.cond = threading.Condition()
+        self.phases = {}
+        self.running = 0
+        self.events = 0
+        self.error = None
+        self.first_running = None  # when the first pod went Running
+        self.conn = None
+        self.established = threading.Event()
+
+    def run(self):
+        try:
+            self.conn = self.client.connect(timeout=None)
+            self.conn.request("GET", self.path,
+                              headers={"Accept": "application/json"})
+            resp = self.conn.getresponse()
+            if resp.status != 200:
+                raise RuntimeError("watch answered %d: %s" %
+                                   (resp.status, resp.read()[:300]))
+            self.established.set()
+            while True:
+                line = resp.readline()
+                if not line:
+                    raise RuntimeError("the watch ended")
+                self._event(json.loads(line))
+        except Exception as e:  # reported to the waiting caller
+            with self.cond:
+                if self.error is None:
+                    self.error = "%s: %s" % (type(e).__name__, e)
+                self.cond.notify_all()
+            self.established.set()
+
+    def _event(self, ev):
+        kind = ev.get("type")
+        obj = ev.get("object", {})
+        if kind == "ERROR":
+            raise RuntimeError("watch error event: %s" % obj.get("message"))
+        if kind not in ("ADDED", "MODIFIED", "DELETED"):
+            return
+        name = obj["metadata"]["name"]
+        with self.cond:
+            self.events += 1
+            was = self.phases.get(name) == "Running"
+            if kind == "DELETED":
+                self.phases.pop(name, None)
+                now = False
+            else:
+                self.phases[name] = obj.get("status", {}).get("phase")
+                now = self.phases[name] == "Running"
+            self.running += int(now) - int(was)
+            if now and self.first_running is None:
+                self.first_running = time.monotonic()
+            self.cond.notify_all()
+
+    def wait_for(self, predicate, timeout, what):
+        """Blocks until predicate(self) holds; returns the monotonic time at
+        which it was seen (within the event's processing)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not predicate(self):
+                if self.error:
+                    raise RuntimeError(self.error)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError(
+                        "%s: not within %.0f s (%d pods known, %d Running)" %
+                        (what, timeout, len(self.phases), self.running))
+                self.cond.wait(min(left, 1.0))
+            return time.monotonic()
+
+    def stop(self):
+        if self.conn is not None:
+            try:
+                self.conn.sock.shutdown(2)
+            except (OSError, AttributeError):
+                pass
+            self.conn.close()
+
+
+def deployment(name, case, replicas):
+    labels = {"app": name, LABEL: case}
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "labels": {LABEL: case}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "web",
+                                         "image": "nginx:1.25"}]},
+            },
+        },
+    }
+
+
+def process_cpu_seconds(pid):
+    """utime+stime of the process, all threads including exited ones."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_case(client, server_pid, case, deployments, replicas, timeout):
+    """Creates `deployments` Deployments of `replicas` each back to back, waits
+    until all their pods are Running, deletes the Deployments with
+    propagationPolicy Background and waits until no pod is left. Returns the
+    raw figures."""
+    total = deployments * replicas
+    status, lst = client.request(
+        "GET", "/api/v1/namespaces/%s/pods?labelSelector=%s%%3D%s" %
+        (NAMESPACE, LABEL, case))
+    if status != 200:
+        raise RuntimeError("listing pods: %d %s" % (status, lst))
+    if lst["items"]:
+        raise RuntimeError("%d pods of %s are left from before" %
+                           (len(lst["items"]), case))
+    watch = PodWatch(client, case, lst["metadata"]["resourceVersion"])
+    watch.start()
+    watch.established.wait(30)
+    if watch.error:
+        raise RuntimeError(watch.error)
+    names = ["%s-%d" % (case, i) for i in range(deployments)]
+    try:
+        cpu0 = process_cpu_seconds(server_pid)
+        client_cpu0 = time.process_time()
+        t0 = time.monotonic()
+        for name in names:
+            status, body = client.request(
+                "POST", "/apis/apps/v1/namespaces/%s/deployments" % NAMESPACE,
+                deployment(name, case, replicas))
+            if status != 201:
+                raise RuntimeError("creating deployment %s: %d %s" %
+                                   (name, status, body))
+        t_posted = time.monotonic()
+        t_running = watch.wait_for(lambda w: w.running >= total, timeout,
+                                   "%d pods Running" % total)
+        cpu1 = process_cpu_seconds(server_pid)
+        client_cpu1 = time.process_time()
+        events_up = watch.events
+        first = watch.first_running
+
+        t1 = time.monotonic()
+        for name in names:
+            status, body = client.request(
+                "DELETE", "/apis/apps/v1/namespaces/%s/deployments/%s" %
+                (NAMESPACE, name),
+                {"kind": "DeleteOptions", "apiVersion": "v1",
+                 "propagationPolicy": "Background"})
+            if status not in (200, 202):
+                raise RuntimeError("deleting deployment %s: %d %s" %
+                                   (name, status, body))
+        t_deleted = watch.wait_for(lambda w: not w.phases, timeout,
+                                   "all %d pods gone" % total)
+        cpu2 = process_cpu_seconds(server_pid)
+    finally:
+        watch.stop()
+    return {
+        "deployments": deployments, "replicas": replicas, "pods": total,
+        "create_requests_s": t_posted - t0,
+        "first_running_s": (first - t0) if first else None,
+        "running_s": t_running - t0,
+        "running_pods_per_s": total / (t_running - t0),
+        "running_cpu_s": cpu1 - cpu0,
+        "running_client_cpu_s": client_cpu1 - client_cpu0,
+        "watch_events_up": events_up,
+        "delete_s": t_deleted - t1,
+        "delete_pods_per_s": total / (t_deleted - t1),
+        "delete_cpu_s": cpu2 - cpu1,
+        "watch_events_total": watch.events,
+    }

@@ -1,0 +1,456 @@
+#include "fieldmanager/field_manager.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "fieldmanager/managed_fields.h"
+#include "fieldmanager/typed_ops.h"
+
+namespace kmock::fieldmanager {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kLastApplied[] =
+    "kubectl.kubernetes.io/last-applied-configuration";
+constexpr size_t kMaxUpdateManagers = 10;
+
+// What upstream strips from every manager's set (exact paths only).
+const FieldSet& StrippedFields() {
+  static const FieldSet* kSet = [] {
+    auto* s = new FieldSet();
+    s->Insert({"f:apiVersion"});
+    s->Insert({"f:kind"});
+    s->Insert({"f:metadata"});
+    for (const char* f :
+         {"name", "namespace", "creationTimestamp", "selfLink", "uid",
+          "clusterName", "generation", "managedFields", "resourceVersion"}) {
+      s->Insert({"f:metadata", std::string("f:") + f});
+    }
+    return s;
+  }();
+  return *kSet;
+}
+
+FieldSet ResetSet(const std::vector<Path>& paths) {
+  FieldSet s;
+  for (const Path& p : paths) s.Insert(p);
+  return s;
+}
+
+// Removes ignored and untracked paths.
+FieldSet Filter(const FieldSet& s, const FieldSet& reset) {
+  return s.RecursiveDifference(reset).Difference(StrippedFields());
+}
+
+json WithoutManagedFields(json obj) {
+  if (obj.is_object()) {
+    auto md = obj.find("metadata");
+    if (md != obj.end() && md->is_object()) md->erase("managedFields");
+  }
+  return obj;
+}
+
+const json* ManagedFieldsOf(const json& obj) {
+  if (!obj.is_object()) return nullptr;
+  auto md = obj.find("metadata");
+  if (md == obj.end() || !md->is_object()) return nullptr;
+  auto mf = md->find("managedFields");
+  return mf == md->end() ? nullptr : &*mf;
+}
+
+void StoreManagedFields(json& obj, std::vector<ManagedEntry> entries) {
+  json list = EncodeManagedFields(std::move(entries));
+  if (list.empty()) {
+    if (obj.contains("metadata") && obj["metadata"].is_object())
+      obj["metadata"].erase("managedFields");
+    return;
+  }
+  obj["metadata"]["managedFields"] = std::move(list);
+}
+
+std::vector<ManagedEntry> DecodeOrEmpty(const json* list) {
+  if (list == nullptr) return {};
+  auto r = DecodeManagedFields(*list);
+  return r.ok() ? std::move(r).value() : std::vector<ManagedEntry>{};
+}
+
+// Merges the oldest Update entries into "ancient-changes" buckets (one per
+// apiVersion) until at most kMaxUpdateManagers Update entries remain.
+void CapUpdateManagers(std::vector<ManagedEntry>& entries) {
+  auto count = [&] {
+    return std::count_if(
+        entries.begin(), entries.end(),
+        [](const ManagedEntry& e) { return e.operation != "Apply"; });
+  };
+  if (static_cast<size_t>(count()) <= kMaxUpdateManagers) return;
+  std::vector<ManagedEntry> updates, others;
+  for (ManagedEntry& e : entries)
+    (e.operation == "Apply" ? others : updates).push_back(std::move(e));
+  std::stable_sort(updates.begin(), updates.end(),
+                   [](const ManagedEntry& a, const ManagedEntry& b) {
+                     if (a.time != b.time) return a.time < b.time;
+                     return a.Identifier() < b.Identifier();
+                   });
+  std::vector<ManagedEntry> kept;
+  std::map<std::string, ManagedEntry> buckets;
+  size_t remaining = updates.size();
+  for (ManagedEntry& e : updates) {
+    if (remaining + buckets.size() <= kMaxUpdateManagers ||
+        e.manager == "ancient-changes") {
+      kept.push_back(std::move(e));
+      continue;
+    }
+    auto [it, inserted] = buckets.try_emplace(e.api_version);
+    ManagedEntry& b = it->second;
+    if (inserted) {
+      b.manager = "ancient-changes";
+      b.operation = "Update";
+      b.api_version = e.api_version;
+    }
+    b.fields = b.fields.Union(e.fields);
+    b.time = std::max(b.time, e.time);
+    --remaining;
+  }
+  entries = std::move(others);
+  for (auto& [_, b] : buckets) entries.push_back(std::move(b));
+  for (ManagedEntry& e : kept) entries.push_back(std::move(e));
+}
+
+// The fields a client-side apply already claims (the last-applied
+// annotation) whose live values still agree with it.
+bool AllowedFromLastApplied(const json& live, const TypeNode& rt,
+                            FieldSet* out) {
+  const json* md = live.contains("metadata") ? &live["metadata"] : nullptr;
+  if (md == nullptr || !md->contains("annotations")) return false;
+  const json& ann = (*md)["annotations"];
+  if (!ann.is_object() || !ann.contains(kLastApplied) ||
+      !ann[kLastApplied].is_string() ||
+      ann[kLastApplied].get<std::string>().empty())
+    return false;
+  json last = json::parse(ann[kLastApplied].get<std::string>(), nullptr, false);
+  if (!last.is_object()) return false;
+  auto set = ToFieldSet(last, rt, false);
+  if (!set.ok()) return false;
+  Comparison c = Compare(last, live, rt);
+  *out = set->Difference(c.modified);
+  return true;
+}
+
+// encoding/json's output: HTML characters escaped.
+std::string GoJson(const json& v) {
+  std::string s = v.dump();
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    if (ch == '<')
+      out += "\\u003c";
+    else if (ch == '>')
+      out += "\\u003e";
+    else if (ch == '&')
+      out += "\\u0026";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string BuildLastApplied(json obj) {
+  if (obj.contains("metadata") && obj["metadata"].is_object() &&
+      obj["metadata"].contains("annotations") &&
+      obj["metadata"]["annotations"].is_object()) {
+    obj["metadata"]["annotations"].erase(kLastApplied);
+  }
+  return GoJson(obj) + "\n";
+}
+
+std::string GvkString(const std::string& api_version, const std::string& kind) {
+  std::string group, version = api_version;
+  size_t slash = api_version.find('/');
+  if (slash != std::string::npos) {
+    group = api_version.substr(0, slash);
+    version = api_version.substr(slash + 1);
+  }
+  return group + "/" + version + ", Kind=" + kind;
+}
+
+std::string StringAt(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Status ConflictError(
+    const std::vector<ManagedEntry>& entries,
+    const std::vector<std::pair<size_t, FieldSet>>& conflicts) {
+  struct One {
+    const ManagedEntry* entry;
+    Path path;
+  };
+  std::vector<std::pair<std::string, size_t>> order;
+  for (size_t i = 0; i < conflicts.size(); ++i)
+    order.emplace_back(entries[conflicts[i].first].Identifier(), i);
+  std::sort(order.begin(), order.end());
+  std::vector<One> all;
+  for (const auto& [_, i] : order) {
+    const ManagedEntry* e = &entries[conflicts[i].first];
+    conflicts[i].second.Iterate([&](const Path& p) { all.push_back({e, p}); });
+  }
+  StatusDetails details;
+  for (const One& c : all) {
+    details.causes.push_back({"FieldManagerConflict",
+                              "conflict with " + c.entry->Printed(),
+                              PathString(c.path)});
+  }
+  std::string message;
+  if (all.size() == 1) {
+    message = "Apply failed with 1 conflict: conflict with " +
+              all[0].entry->Printed() + ": " + PathString(all[0].path);
+  } else {
+    message =
+        "Apply failed with " + std::to_string(all.size()) + " conflicts: ";
+    const ManagedEntry* current = nullptr;
+    bool first = true;
+    for (const One& c : all) {
+      if (c.entry != current) {
+        current = c.entry;
+        if (!first) message += "\n";
+        message += "conflicts with " + c.entry->Printed() + ":";
+        first = false;
+      }
+      message += "\n- " + PathString(c.path);
+    }
+  }
+  return Status(StatusCode::kConflict, std::move(message), std::move(details));
+}
+
+}  // namespace
+
+std::vector<Path> DefaultResetFields(std::string_view subresource,
+                                     bool has_status_subresource) {
+  if (!has_status_subresource) return {};
+  if (subresource == "status") return {{"f:spec"}};
+  if (subresource.empty()) return {{"f:status"}};
+  return {};
+}
+
+Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
+                                 const ManagerInfo& m,
+                                 const TypeResolver& resolver,
+                                 const api::Type* root) {
+  if (!new_obj.is_object()) return new_obj;
+  const bool create = old_obj.is_null();
+  const TypeNode rt = TypeNode::ForType(&resolver, root);
+  const FieldSet reset = ResetSet(m.reset_fields);
+
+  // Where the managers start from.
+  std::vector<ManagedEntry> entries;
+  const json* sent = ManagedFieldsOf(new_obj);
+  if (!m.subresource.empty() || sent == nullptr) {
+    entries = DecodeOrEmpty(create ? nullptr : ManagedFieldsOf(old_obj));
+  } else if (!IsResetManagedFields(*sent)) {
+    auto decoded = DecodeManagedFields(*sent);
+    if (decoded.ok() && !decoded->empty()) {
+      entries = std::move(decoded).value();
+    } else {
+      entries = DecodeOrEmpty(create ? nullptr : ManagedFieldsOf(old_obj));
+    }
+  }
+  new_obj = WithoutManagedFields(std::move(new_obj));
+  // An existing object nobody tracks stays untracked.
+  if (entries.empty() && !create) return new_obj;
+
+  const json old_view =
+      create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
+  Comparison c = Compare(old_view, new_obj, rt);
+  FieldSet changed = c.modified.Union(c.added).RecursiveDifference(reset);
+  FieldSet removed = c.removed.RecursiveDifference(reset);
+  for (ManagedEntry& e : entries) {
+    e.fields = Filter(e.fields.Difference(changed).Difference(removed), reset);
+  }
+  FieldSet mine = Filter(changed, reset);
+  if (!mine.empty()) {
+    ManagedEntry self{m.manager,
+                      "Update",
+                      m.api_version,
+                      m.subresource,
+                      FormatRfc3339(m.time),
+                      {}};
+    auto it = std::find_if(
+        entries.begin(), entries.end(),
+        [&](const ManagedEntry& e) { return e.SameIdentity(self); });
+    if (it == entries.end()) {
+      self.fields = mine;
+      entries.push_back(std::move(self));
+    } else {
+      it->fields = it->fields.Union(mine);
+      it->time = self.time;
+    }
+  }
+  entries.erase(
+      std::remove_if(entries.begin(), entries.end(),
+                     [](const ManagedEntry& e) { return e.fields.empty(); }),
+      entries.end());
+  CapUpdateManagers(entries);
+  StoreManagedFields(new_obj, std::move(entries));
+  return new_obj;
+}
+
+Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
+                                 const ManagerInfo& m,
+                                 const api::Schema& schema,
+                                 const api::Type* root) {
+  TypeResolver resolver = [&schema](std::string_view n) {
+    return schema.Find(n);
+  };
+  return UpdateManagedFields(old_obj, std::move(new_obj), m, resolver, root);
+}
+
+Result<ApplyResult> Apply(const json& live, const json& applied,
+                          const ApplyOptions& o, const TypeResolver& resolver,
+                          const api::Type* root) {
+  const std::string body_gvk =
+      GvkString(StringAt(applied, "apiVersion"), StringAt(applied, "kind"));
+  if (!applied.is_object() || body_gvk != GvkString(o.api_version, o.kind)) {
+    return BadRequestError("invalid object type: " + body_gvk);
+  }
+  if (const json* mf = ManagedFieldsOf(applied);
+      mf != nullptr && !mf->is_null()) {
+    return BadRequestError("metadata.managedFields must be nil");
+  }
+  const TypeNode rt = TypeNode::ForType(&resolver, root);
+  const FieldSet reset = ResetSet(o.reset_fields);
+  const bool create = live.is_null();
+  const json live_obj = create ? json::object() : WithoutManagedFields(live);
+  const std::string now = FormatRfc3339(o.time);
+
+  std::vector<ManagedEntry> entries;
+  if (!create) {
+    if (const json* mf = ManagedFieldsOf(live); mf != nullptr) {
+      auto decoded = DecodeManagedFields(*mf);
+      if (!decoded.ok()) {
+        return InternalError("failed to decode managed fields: " +
+                             decoded.status().message());
+      }
+      entries = std::move(decoded).value();
+    }
+    if (entries.empty()) {
+      // Fields set before anyone applied belong to "before-first-apply".
+      Comparison c = Compare(EmptyObject(rt), live_obj, rt);
+      FieldSet owned = Filter(c.modified.Union(c.added), reset);
+      if (!owned.empty()) {
+        entries.push_back({"before-first-apply", "Update", o.api_version,
+                           o.subresource, now, std::move(owned)});
+      }
+    }
+  }
+
+  auto config_set = ToFieldSet(applied, rt, /*strict=*/true);
+  if (!config_set.ok()) {
+    const json& md = applied.value("metadata", json::object());
+    std::string ns = StringAt(md, "namespace"), name = StringAt(md, "name");
+    return InternalError("failed to create typed patch object (" +
+                         (ns.empty() ? "" : ns + "/") + name + "; " + body_gvk +
+                         "): " + config_set.status().message());
+  }
+  json merged = Merge(live_obj, applied, rt);
+
+  ManagedEntry self{o.manager, "Apply", o.api_version, o.subresource, "", {}};
+  auto self_it =
+      std::find_if(entries.begin(), entries.end(),
+                   [&](const ManagedEntry& e) { return e.SameIdentity(self); });
+  if (self_it == entries.end()) {
+    entries.push_back(self);
+    self_it = entries.end() - 1;
+  }
+  const size_t self_index = self_it - entries.begin();
+  const FieldSet last = entries[self_index].fields;
+  entries[self_index].fields = Filter(*config_set, reset);
+  entries[self_index].api_version = o.api_version;
+
+  if (!last.empty()) {
+    // Remove what this applier applied before and no longer does, unless
+    // someone else still owns it.
+    auto ensure = [&](const FieldSet& s) {
+      return EnsureNamedFieldsAreMembers(s, rt);
+    };
+    FieldSet managed;
+    for (const ManagedEntry& e : entries) managed = managed.Union(e.fields);
+    json pruned = merged;
+    RemoveItems(pruned, ensure(last), rt);
+    FieldSet merged_set = ensure(*ToFieldSet(merged, rt, false));
+    FieldSet pruned_set = ensure(*ToFieldSet(pruned, rt, false));
+    pruned = merged;
+    RemoveItems(pruned,
+                merged_set.Difference(pruned_set.Union(ensure(managed))), rt);
+    pruned_set = ensure(*ToFieldSet(pruned, rt, false));
+    json result = merged;
+    RemoveItems(result,
+                merged_set.Difference(pruned_set).Intersection(ensure(last)),
+                rt);
+    merged = std::move(result);
+  }
+
+  Comparison c = Compare(live_obj, merged, rt);
+  FieldSet changed = c.modified.Union(c.added).RecursiveDifference(reset);
+  FieldSet removed = c.removed.RecursiveDifference(reset);
+  std::vector<std::pair<size_t, FieldSet>> conflicts;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i == self_index) continue;
+    FieldSet conflict = entries[i].fields.Intersection(changed);
+    if (!conflict.empty()) conflicts.emplace_back(i, std::move(conflict));
+  }
+  if (!o.force && !conflicts.empty()) {
+    FieldSet allowed;
+    bool relief = o.manager == "kubectl" &&
+                  AllowedFromLastApplied(live_obj, rt, &allowed);
+    if (relief) {
+      std::vector<std::pair<size_t, FieldSet>> rest;
+      for (auto& [i, set] : conflicts) {
+        FieldSet left = set.Difference(allowed);
+        if (!left.empty()) rest.emplace_back(i, std::move(left));
+      }
+      conflicts = std::move(rest);
+    }
+    if (!conflicts.empty()) return ConflictError(entries, conflicts);
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i == self_index) continue;
+    entries[i].fields =
+        entries[i].fields.Difference(changed).Difference(removed);
+  }
+  if (merged != live_obj || entries[self_index].time.empty()) {
+    entries[self_index].time = now;
+  }
+  entries.erase(
+      std::remove_if(entries.begin(), entries.end(),
+                     [](const ManagedEntry& e) { return e.fields.empty(); }),
+      entries.end());
+  CapUpdateManagers(entries);
+
+  // kubectl's server-side apply keeps a client-side apply annotation in step.
+  if (o.manager == "kubectl" && merged.contains("metadata") &&
+      merged["metadata"].contains("annotations") &&
+      merged["metadata"]["annotations"].is_object()) {
+    json& ann = merged["metadata"]["annotations"];
+    if (ann.contains(kLastApplied) && ann[kLastApplied].is_string() &&
+        !ann[kLastApplied].get<std::string>().empty()) {
+      ann[kLastApplied] = BuildLastApplied(applied);
+    }
+  }
+  StoreManagedFields(merged, std::move(entries));
+  return ApplyResult{std::move(merged), create};
+}
+
+Result<ApplyResult> Apply(const json& live, const json& applied,
+                          const ApplyOptions& o, const api::Schema& schema,
+                          const api::Type* root) {
+  TypeResolver resolver = [&schema](std::string_view n) {
+    return schema.Find(n);
+  };
+  return Apply(live, applied, o, resolver, root);
+}
+
+}  // namespace kmock::fieldmanager

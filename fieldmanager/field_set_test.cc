@@ -1,0 +1,69 @@
+#include "fieldmanager/field_set.h"
+
+#include <gtest/gtest.h>
+
+namespace kmock::fieldmanager {
+namespace {
+
+using nlohmann::json;
+
+TEST(FieldSetTest, RoundTripsFieldsV1) {
+  json v1 = json::parse(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},
+    "f:spec":{"f:containers":{"k:{\"name\":\"c1\"}":{".":{},"f:image":{},"f:name":{}}}}})");
+  auto set = FieldSet::FromFieldsV1(v1);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_TRUE(set->Has({"f:metadata", "f:labels"}));
+  EXPECT_TRUE(set->Has({"f:metadata", "f:labels", "f:app"}));
+  EXPECT_FALSE(set->Has({"f:metadata"}));
+  EXPECT_TRUE(
+      set->Has({"f:spec", "f:containers", "k:{\"name\":\"c1\"}", "f:image"}));
+  EXPECT_EQ(set->ToFieldsV1(), v1);
+}
+
+TEST(FieldSetTest, RejectsBadElements) {
+  EXPECT_FALSE(FieldSet::FromFieldsV1(json::parse(R"({"x:a":{}})")).ok());
+  EXPECT_FALSE(FieldSet::FromFieldsV1(json::parse(R"({"f:a":1})")).ok());
+  EXPECT_FALSE(FieldSet::FromFieldsV1(json::parse(R"({"k:notjson":{}})")).ok());
+}
+
+TEST(FieldSetTest, SetAlgebra) {
+  FieldSet a, b;
+  a.Insert({"f:spec", "f:replicas"});
+  a.Insert({"f:spec", "f:paused"});
+  b.Insert({"f:spec", "f:replicas"});
+  b.Insert({"f:metadata", "f:labels", "f:x"});
+  EXPECT_EQ(a.Intersection(b).Paths(),
+            (std::vector<Path>{{"f:spec", "f:replicas"}}));
+  EXPECT_EQ(a.Difference(b).Paths(),
+            (std::vector<Path>{{"f:spec", "f:paused"}}));
+  EXPECT_EQ(a.Union(b).Paths().size(), 3u);
+  EXPECT_TRUE(a.Difference(a).empty());
+  FieldSet spec;
+  spec.Insert({"f:spec"});
+  EXPECT_EQ(a.Union(b).RecursiveDifference(spec).Paths(),
+            (std::vector<Path>{{"f:metadata", "f:labels", "f:x"}}));
+  EXPECT_FALSE(a.Difference(spec).empty());  // exact difference keeps children
+}
+
+TEST(FieldSetTest, IteratesMembersBeforeSubtrees) {
+  FieldSet s;
+  s.Insert({"f:spec", "f:template", "f:spec"});
+  s.Insert({"f:spec", "f:replicas"});
+  auto paths = s.Paths();
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0], (Path{"f:spec", "f:replicas"}));
+}
+
+TEST(FieldSetTest, PathStrings) {
+  EXPECT_EQ(PathString({"f:spec", "f:containers", "k:{\"name\":\"nginx\"}",
+                        "f:image"}),
+            ".spec.containers[name=\"nginx\"].image");
+  EXPECT_EQ(
+      PathString({"f:ports", "k:{\"containerPort\":80,\"protocol\":\"TCP\"}"}),
+      ".ports[containerPort=80,protocol=\"TCP\"]");
+  EXPECT_EQ(PathString({"f:metadata", "f:finalizers", "v:\"a\""}),
+            ".metadata.finalizers[=\"a\"]");
+}
+
+}  // namespace
+}  // namespace kmock::fieldmanager
