@@ -267,8 +267,10 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   Comparison c = Compare(old_view, new_obj, rt);
   FieldSet changed = c.modified.Union(c.added).RecursiveDifference(reset);
   FieldSet removed = c.removed.RecursiveDifference(reset);
+  // Reset fields limit what this writer may take, not what others own: a
+  // status write must not take spec ownership from the spec's appliers.
   for (ManagedEntry& e : entries) {
-    e.fields = Filter(e.fields.Difference(changed).Difference(removed), reset);
+    e.fields = e.fields.Difference(changed).Difference(removed);
   }
   FieldSet mine = Filter(changed, reset);
   if (!mine.empty()) {

@@ -4,6 +4,7 @@
 
 #include "api/decode_check.h"
 #include "api/validation.h"
+#include "fieldmanager/field_manager.h"
 #include "patch/json_patch.h"
 #include "patch/merge_patch.h"
 #include "patch/strategic_merge_patch.h"
@@ -284,9 +285,44 @@ Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
   return CreateObject(res, ns, std::move(obj), opts);
 }
 
+Result<json> Registry::TrackFields(const api::ResourceInfo& res,
+                                   std::string_view subresource, const json& old,
+                                   json obj, const WriteOptions& opts) {
+  const api::Schema& schema = api::Schema::Get();
+  const api::Type* root = schema.Find(res.schema_type);
+  if (!root) return obj;
+  fieldmanager::ManagerInfo m;
+  m.manager = opts.field_manager.empty() ? "unknown" : opts.field_manager;
+  m.api_version = res.ApiVersion();
+  m.subresource = std::string(subresource);
+  m.time = clock_->Now();
+  m.reset_fields =
+      fieldmanager::DefaultResetFields(subresource, res.status_strategy != nullptr);
+  return fieldmanager::UpdateManagedFields(old, std::move(obj), m, schema, root);
+}
+
+Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
+    const api::ResourceInfo& res, std::string_view subresource, const json& live,
+    const json& config, const WriteOptions& opts) {
+  const api::Schema& schema = api::Schema::Get();
+  const api::Type* root = schema.Find(res.schema_type);
+  if (!root) return Internal("no schema for " + res.kind);
+  fieldmanager::ApplyOptions ao;
+  ao.manager = opts.field_manager;
+  ao.force = opts.force;
+  ao.api_version = res.ApiVersion();
+  ao.kind = res.kind;
+  ao.subresource = std::string(subresource);
+  ao.time = clock_->Now();
+  ao.reset_fields =
+      fieldmanager::DefaultResetFields(subresource, res.status_strategy != nullptr);
+  return fieldmanager::Apply(live, config, ao, schema, root);
+}
+
 Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
                                            std::string_view ns, json obj,
-                                           const WriteOptions& opts) {
+                                           const WriteOptions& opts,
+                                           bool track_fields) {
   json& meta = MutableMeta(obj);
   if (res.namespaced) {
     std::string body_ns = meta.value("namespace", "");
@@ -309,6 +345,13 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
   for (const char* f : {"resourceVersion", "deletionTimestamp",
                         "deletionGracePeriodSeconds", "selfLink"})
     meta.erase(f);
+  // As in kube-apiserver, the writer owns what it sent plus the defaults
+  // (decoding defaults), but not what admission adds afterwards (a pod's
+  // service-account volume, default tolerations): track in between.
+  res.strategy->Default(obj);
+  if (track_fields) {
+    KMOCK_ASSIGN_OR_RETURN(obj, TrackFields(res, "", json(nullptr), std::move(obj), opts));
+  }
   res.strategy->PrepareForCreate(obj);
   res.strategy->Default(obj);
 
@@ -352,7 +395,8 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
                                              const std::string& key,
                                              int64_t cur_revision,
                                              const json& old, json obj,
-                                             const WriteOptions& opts) {
+                                             const WriteOptions& opts,
+                                             bool track_fields) {
   const std::string name = MetaString(old, "name");
   obj["apiVersion"] = res.ApiVersion();
   obj["kind"] = res.kind;
@@ -363,6 +407,9 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
   if (!strategy) return NotFound(res, name);
   res.strategy->Default(obj);
   strategy->PrepareForUpdate(obj, old);
+  if (track_fields) {
+    KMOCK_ASSIGN_OR_RETURN(obj, TrackFields(res, subresource, old, std::move(obj), opts));
+  }
 
   api::FieldErrors errs;
   api::ValidateObjectMetaUpdate(Meta(obj), Meta(old), &errs);
@@ -519,12 +566,14 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
         // Server-side apply of a missing object creates it.
         if (!patch.is_object())
           return BadRequest("the body of the request must be an object");
-        json obj = patch;
-        if (MetaString(obj, "name") != name)
-          return BadRequest("the name of the object (" + MetaString(obj, "name") +
+        if (MetaString(patch, "name") != name)
+          return BadRequest("the name of the object (" + MetaString(patch, "name") +
                             ") does not match the name on the URL (" +
                             std::string(name) + ")");
-        return CreateObject(res, ns, std::move(obj), opts);
+        KMOCK_ASSIGN_OR_RETURN(fieldmanager::ApplyResult applied,
+                               ApplyConfiguration(res, subresource, json(nullptr), patch, opts));
+        return CreateObject(res, ns, std::move(applied.object), opts,
+                            /*track_fields=*/false);
       }
       return NotFound(res, std::string(name));
     }
@@ -538,9 +587,14 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
         patched = patch::ApplyMergePatch(old, patch);
         break;
       case PatchType::kStrategicMerge:
-      case PatchType::kApply:
         patched = patch::ApplyStrategicMergePatch(old, patch, schema, root);
         break;
+      case PatchType::kApply: {
+        auto applied = ApplyConfiguration(res, subresource, old, patch, opts);
+        if (!applied.ok()) return applied.status();
+        patched = std::move(applied).value().object;
+        break;
+      }
     }
     if (!patched.ok()) return patched.status();
     json obj = std::move(patched).value();
@@ -552,9 +606,11 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
       return BadRequest("the name of the object (" + MetaString(obj, "name") +
                         ") does not match the name on the URL (" +
                         std::string(name) + ")");
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts,
+                            /*track_fields=*/type != PatchType::kApply);
     if (!r.ok() && r.status().code() == StatusCode::kConflict &&
-        MetaString(patch, "resourceVersion").empty())
+        MetaString(patch, "resourceVersion").empty() &&
+        r.status().details().causes.empty())
       continue;
     return r;
   }

@@ -34,6 +34,7 @@
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/status.h"
+#include "fieldmanager/field_manager.h"
 #include "store/storage.h"
 
 namespace kmock::registry {
@@ -179,11 +180,25 @@ class Registry {
   // The shared tail of Update, Patch and GuaranteedUpdate: strategy,
   // defaulting, validation and the compare-and-swap write of obj over the
   // stored object `old` read at revision cur_revision.
+  // track_fields=false when obj's managedFields are already final (a
+  // server-side apply computed them).
   Result<WriteResult> UpdateExisting(const api::ResourceInfo& res,
                                      std::string_view subresource,
                                      const std::string& key,
                                      int64_t cur_revision, const json& old,
-                                     json obj, const WriteOptions& opts);
+                                     json obj, const WriteOptions& opts,
+                                     bool track_fields = true);
+  // Server-side apply of `config` over `live` (null: a create) by opts'
+  // manager: the merged object with its managedFields, or a 409 with
+  // FieldManagerConflict causes.
+  Result<fieldmanager::ApplyResult> ApplyConfiguration(
+      const api::ResourceInfo& res, std::string_view subresource,
+      const json& live, const json& config, const WriteOptions& opts);
+  // managedFields after a non-apply write by opts' manager (old: null on
+  // create).
+  Result<json> TrackFields(const api::ResourceInfo& res,
+                           std::string_view subresource, const json& old,
+                           json obj, const WriteOptions& opts);
   // PUT of the scale subresource: a Scale whose spec.replicas goes into the
   // object through the main strategy.
   Result<WriteResult> UpdateScale(const api::ResourceInfo& res,
@@ -204,7 +219,8 @@ class Registry {
                         const WriteOptions& opts);
   Result<WriteResult> CreateObject(const api::ResourceInfo& res,
                                    std::string_view ns, json obj,
-                                   const WriteOptions& opts);
+                                   const WriteOptions& opts,
+                                   bool track_fields = true);
 
   store::Storage* storage_;
   const Clock* clock_;

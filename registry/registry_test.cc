@@ -375,3 +375,54 @@ TEST_F(RegistryTest, CompactedContinueTokenGets410WithAnInconsistentToken) {
 
 }  // namespace
 }  // namespace kmock::registry
+
+namespace kmock::registry {
+namespace {
+
+// managedFields: an applier's entry survives another manager's status write,
+// and a second applier that changes an owned field conflicts.
+TEST_F(RegistryTest, ServerSideApplyOwnershipSurvivesStatusWrites) {
+  const api::ResourceInfo* deploys = api::Catalog::Get().Find("apps", "v1", "deployments");
+  ASSERT_NE(deploys, nullptr);
+  const std::string manifest = R"({"apiVersion":"apps/v1","kind":"Deployment",
+    "metadata":{"name":"ssa"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"ssa"}},
+    "template":{"metadata":{"labels":{"app":"ssa"}},"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}})";
+  WriteOptions kubectl;
+  kubectl.field_manager = "kubectl";
+  auto created = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, manifest, kubectl);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_TRUE(created->created);
+
+  WriteOptions kcm;
+  kcm.field_manager = "kube-controller-manager";
+  auto st = registry_->GuaranteedUpdate(
+      *deploys, "default", "ssa", "status",
+      [](json& d) {
+        d["status"]["replicas"] = 0;
+        d["status"]["observedGeneration"] = 1;
+        return Status::Ok();
+      },
+      kcm);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  std::vector<std::string> managers;
+  for (const auto& m : (*st)["metadata"]["managedFields"])
+    managers.push_back(m["manager"].get<std::string>() + "/" + m["operation"].get<std::string>());
+  EXPECT_EQ(managers, (std::vector<std::string>{"kubectl/Apply", "kube-controller-manager/Update"}));
+
+  std::string four = manifest;
+  four.replace(four.find("\"replicas\":2"), 12, "\"replicas\":4");
+  WriteOptions other;
+  other.field_manager = "other";
+  auto conflict = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, four, other);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.status().code(), StatusCode::kConflict);
+  EXPECT_EQ(conflict.status().message(),
+            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas");
+  other.force = true;
+  auto forced = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, four, other);
+  ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+  EXPECT_EQ(forced->object["spec"]["replicas"], 4);
+}
+
+}  // namespace
+}  // namespace kmock::registry
