@@ -69,6 +69,8 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
               assumed_.erase(key);
               unschedulable_.erase(key);
               last_failure_.erase(key);
+              demands_.erase(
+                  pod.value("metadata", json::object()).value("uid", ""));
             }
             if (!NodeNameOf(pod).empty()) RequeueUnschedulable();
           },
@@ -134,8 +136,9 @@ Status Scheduler::Sync(const std::string& key) {
         node->value("metadata", json::object()).value("name", "");
     for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
       if (IsTerminal(*p)) continue;
-      st.used += scheduling::PodRequests(*p);
-      st.used_for_scoring += scheduling::PodRequestsForScoring(*p);
+      Demand dmd = DemandOf(*p);
+      st.used += dmd.fit;
+      st.used_for_scoring += dmd.score;
     }
     for (const auto& [k, a] : assumed) {
       if (a.first != name) continue;
@@ -185,6 +188,21 @@ Status Scheduler::Sync(const std::string& key) {
                   "Successfully assigned " + ns + "/" + name + " to " + d.node,
                   "", "Binding"};
   return recorder_.Record(*pod, rec, stamp);
+}
+
+Scheduler::Demand Scheduler::DemandOf(const json& pod) {
+  std::string uid = pod.value("metadata", json::object()).value("uid", "");
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = demands_.find(uid);
+    if (it != demands_.end()) return it->second;
+  }
+  Demand d{scheduling::PodRequests(pod), scheduling::PodRequestsForScoring(pod)};
+  if (!uid.empty()) {
+    std::lock_guard<std::mutex> l(mu_);
+    demands_.emplace(uid, d);
+  }
+  return d;
 }
 
 Status Scheduler::MarkUnschedulable(const json& pod,

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "common/clock.h"
 #include "common/rng.h"
@@ -73,6 +74,16 @@ class Scheduler {
   // Bound by us but not yet seen bound in the cache: key -> (node, request).
   std::map<std::string, std::pair<std::string, scheduling::Resources>> assumed_;
   std::map<std::string, std::string> last_failure_;  // key -> message
+  // What each pod asks for (fit and scoring), by uid: a pod's requests do
+  // not change, and summing every node's pods on every decision must not
+  // parse their quantities again each time.
+  struct Demand {
+    scheduling::Resources fit;
+    scheduling::Resources score;
+  };
+  std::unordered_map<std::string, Demand> demands_;  // guarded by mu_
+
+  Demand DemandOf(const nlohmann::json& pod);
 };
 
 }  // namespace kmock::controllers
