@@ -43,7 +43,8 @@ bool IsIpLiteral(const std::string& s) {
 }
 
 std::string UrlHost(const std::string& bind) {
-  std::string host = (bind == "0.0.0.0") ? "127.0.0.1" : (bind == "::" ? "::1" : bind);
+  std::string host =
+      (bind == "0.0.0.0") ? "127.0.0.1" : (bind == "::" ? "::1" : bind);
   if (host.find(':') != std::string::npos) return "[" + host + "]";
   return host;
 }
@@ -65,7 +66,9 @@ int Serve(const cmd::ServeOptions& o) {
   if (!o.in_memory) {
     std::error_code ec;
     std::filesystem::create_directories(o.data_dir, ec);
-    if (ec) return Fail("cannot create data directory " + o.data_dir + ": " + ec.message());
+    if (ec)
+      return Fail("cannot create data directory " + o.data_dir + ": " +
+                  ec.message());
     std::filesystem::permissions(o.data_dir, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace, ec);
   }
@@ -76,23 +79,28 @@ int Serve(const cmd::ServeOptions& o) {
   so.path = o.data_dir + "/store";
   so.compaction_interval = std::chrono::seconds(o.compaction_interval_seconds);
   auto storage = store::OpenRocksStorage(so);
-  if (!storage.ok()) return Fail("cannot open the store: " + storage.status().message());
+  if (!storage.ok())
+    return Fail("cannot open the store: " + storage.status().message());
 
   // PKI.
   certs::PkiOptions po;
   po.dir = o.in_memory ? "" : o.data_dir;
   po.dns_names = {"localhost", "kubernetes", "kubernetes.default",
-                  "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"};
+                  "kubernetes.default.svc",
+                  "kubernetes.default.svc.cluster.local"};
   po.ip_addresses = {"127.0.0.1", "::1"};
   if (std::string h = HostName(); !h.empty()) po.dns_names.push_back(h);
   if (o.bind != "0.0.0.0" && o.bind != "::") {
-    if (IsIpLiteral(o.bind)) po.ip_addresses.push_back(o.bind);
-    else po.dns_names.push_back(o.bind);
+    if (IsIpLiteral(o.bind))
+      po.ip_addresses.push_back(o.bind);
+    else
+      po.dns_names.push_back(o.bind);
   }
   po.clock = &clock;
   po.rng = &rng;
   auto pki = certs::LoadOrCreatePki(po);
-  if (!pki.ok()) return Fail("cannot set up certificates: " + pki.status().message());
+  if (!pki.ok())
+    return Fail("cannot set up certificates: " + pki.status().message());
 
   registry::Registry registry(storage->get(), &clock, &rng);
 
@@ -109,7 +117,8 @@ int Serve(const cmd::ServeOptions& o) {
         std::chrono::milliseconds(*pace), 0.2);
   controllers::ControllerManagerOptions cmo;
   cmo.version = "v" + o.kubernetes_version;
-  controllers::ControllerManager manager(&registry, &clock, &rng, std::move(cluster), cmo);
+  controllers::ControllerManager manager(&registry, &clock, &rng,
+                                         std::move(cluster), cmo);
 
   // API server.
   server::ServerOptions sv;
@@ -118,7 +127,10 @@ int Serve(const cmd::ServeOptions& o) {
   sv.server_cert_pem = pki->server_cert_pem;
   sv.server_key_pem = pki->server_key_pem;
   sv.client_ca_pem = pki->ca_cert_pem;
-  sv.tokens.push_back({pki->admin_token, {certs::kAdminCommonName, "", {certs::kAdminGroup, "system:authenticated"}}});
+  sv.tokens.push_back({pki->admin_token,
+                       {certs::kAdminCommonName,
+                        "",
+                        {certs::kAdminGroup, "system:authenticated"}}});
   sv.threads = o.threads;
   sv.max_request_body_bytes = size_t(o.max_request_bytes);
   sv.kubernetes_version = o.kubernetes_version;
@@ -127,20 +139,25 @@ int Serve(const cmd::ServeOptions& o) {
   if (Status st = api.Start(); !st.ok()) return Fail(st.message());
 
   if (Status st = manager.Start(); !st.ok()) return Fail(st.message());
-  if (Status st = manager.WaitForClusterReady(std::chrono::seconds(30)); !st.ok())
+  if (Status st = manager.WaitForClusterReady(std::chrono::seconds(30));
+      !st.ok())
     return Fail("the cluster did not come up: " + st.message());
 
   // Kubeconfig.
-  const std::string url = "https://" + UrlHost(o.bind) + ":" + std::to_string(api.port());
+  const std::string url =
+      "https://" + UrlHost(o.bind) + ":" + std::to_string(api.port());
   kubeconfig::Entry entry;
   entry.server = url;
   entry.ca_pem = pki->ca_cert_pem;
   entry.client_cert_pem = pki->admin_cert_pem;
   entry.client_key_pem = pki->admin_key_pem;
-  std::string kc_path = o.kubeconfig.empty() ? kubeconfig::DefaultKubeconfigPath() : o.kubeconfig;
-  Status kst = o.kubeconfig.empty() ? kubeconfig::MergeKubeconfig(kc_path, entry)
-                                    : kubeconfig::WriteStandaloneKubeconfig(kc_path, entry);
-  if (!kst.ok()) return Fail("cannot write kubeconfig " + kc_path + ": " + kst.message());
+  std::string kc_path =
+      o.kubeconfig.empty() ? kubeconfig::DefaultKubeconfigPath() : o.kubeconfig;
+  Status kst = o.kubeconfig.empty()
+                   ? kubeconfig::MergeKubeconfig(kc_path, entry)
+                   : kubeconfig::WriteStandaloneKubeconfig(kc_path, entry);
+  if (!kst.ok())
+    return Fail("cannot write kubeconfig " + kc_path + ": " + kst.message());
 
   std::printf("kubemock ready: %s kubeconfig=%s context=%s\n", url.c_str(),
               kc_path.c_str(), entry.name.c_str());
@@ -166,12 +183,14 @@ int Serve(const cmd::ServeOptions& o) {
 int main(int argc, char** argv) {
   using namespace kmock;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+  if (args.empty() || args[0] == "help" || args[0] == "--help" ||
+      args[0] == "-h") {
     std::fputs(cmd::TopLevelHelp().c_str(), args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "version" || args[0] == "--version") {
-    std::printf("kubemock %s (serves Kubernetes v1.33 by default)\n", kKubemockVersion);
+    std::printf("kubemock %s (serves Kubernetes v1.33 by default)\n",
+                kKubemockVersion);
     return 0;
   }
   if (args[0] != "serve") {

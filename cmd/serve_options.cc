@@ -42,11 +42,14 @@ Result<std::string> NormalizeKubernetesVersion(const std::string& v) {
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
     if (i == start) break;
     parts[n++] = std::atoi(s.substr(start, i - start).c_str());
-    if (i < s.size() && s[i] == '.') ++i;
-    else break;
+    if (i < s.size() && s[i] == '.')
+      ++i;
+    else
+      break;
   }
   if (n < 2 || i != s.size() || parts[0] != 1)
-    return FlagError("--kubernetes-version: expected 1.MINOR or 1.MINOR.PATCH, got " + v);
+    return FlagError(
+        "--kubernetes-version: expected 1.MINOR or 1.MINOR.PATCH, got " + v);
   return std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." +
          std::to_string(parts[2]);
 }
@@ -54,15 +57,21 @@ Result<std::string> NormalizeKubernetesVersion(const std::string& v) {
 Result<int64_t> ParseDurationMillis(const std::string& text) {
   if (text == "instant" || text == "0") return int64_t{0};
   size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  while (i < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
   if (i == 0) return FlagError("bad duration: " + text);
   double n = std::atof(text.substr(0, i).c_str());
   std::string unit = text.substr(i);
   double ms;
-  if (unit == "ms") ms = n;
-  else if (unit == "s") ms = n * 1000;
-  else if (unit == "m") ms = n * 60000;
-  else return FlagError("bad duration: " + text + " (use ms, s or m)");
+  if (unit == "ms")
+    ms = n;
+  else if (unit == "s")
+    ms = n * 1000;
+  else if (unit == "m")
+    ms = n * 60000;
+  else
+    return FlagError("bad duration: " + text + " (use ms, s or m)");
   return int64_t(ms);
 }
 
@@ -73,7 +82,8 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
     std::string a = args[i];
     std::string value;
     bool has_value = false;
-    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+    if (auto eq = a.find('=');
+        a.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = a.substr(eq + 1);
       a = a.substr(0, eq);
       has_value = true;
@@ -103,7 +113,8 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       KMOCK_ASSIGN_OR_RETURN(o.cluster_file, next());
     } else if (a == "--kubernetes-version") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
-      KMOCK_ASSIGN_OR_RETURN(o.kubernetes_version, NormalizeKubernetesVersion(v));
+      KMOCK_ASSIGN_OR_RETURN(o.kubernetes_version,
+                             NormalizeKubernetesVersion(v));
     } else if (a == "--seed") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t s, ParseInt(a, v, 0, INT64_MAX));
@@ -114,7 +125,8 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       o.threads = int(t);
     } else if (a == "--max-request-bytes") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
-      KMOCK_ASSIGN_OR_RETURN(o.max_request_bytes, ParseInt(a, v, 1024, int64_t(1) << 34));
+      KMOCK_ASSIGN_OR_RETURN(o.max_request_bytes,
+                             ParseInt(a, v, 1024, int64_t(1) << 34));
     } else if (a == "--compaction-interval") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t ms, ParseDurationMillis(v));
@@ -123,7 +135,8 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       KMOCK_ASSIGN_OR_RETURN(o.pace, next());
       KMOCK_RETURN_IF_ERROR(ParseDurationMillis(o.pace).status());
     } else {
-      return FlagError("unknown flag: " + args[i] + " (see kubemock serve --help)");
+      return FlagError("unknown flag: " + args[i] +
+                       " (see kubemock serve --help)");
     }
   }
   if (o.kubernetes_version.find('.') == o.kubernetes_version.rfind('.')) {

@@ -16,10 +16,10 @@ TEST(ServeOptionsTest, Defaults) {
 }
 
 TEST(ServeOptionsTest, ParsesEveryFlag) {
-  auto o = ParseServeOptions({"--bind", "0.0.0.0", "--port=0", "--data-dir", "/tmp/x",
-                              "--kubeconfig", "/tmp/kc", "--cluster", "c.yaml",
-                              "--in-memory", "--kubernetes-version", "v1.30.2",
-                              "--seed", "7", "--pace", "500ms", "--threads", "64"});
+  auto o = ParseServeOptions(
+      {"--bind", "0.0.0.0", "--port=0", "--data-dir", "/tmp/x", "--kubeconfig",
+       "/tmp/kc", "--cluster", "c.yaml", "--in-memory", "--kubernetes-version",
+       "v1.30.2", "--seed", "7", "--pace", "500ms", "--threads", "64"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->bind, "0.0.0.0");
   EXPECT_EQ(o->port, 0);

@@ -24,12 +24,15 @@ std::string FormatRfc3339(TimePoint t) {
 std::string FormatRfc3339Micro(TimePoint t) {
   std::tm tm = ToUtc(t);
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                t.time_since_epoch()).count() % 1000000;
+                t.time_since_epoch())
+                .count() %
+            1000000;
   if (us < 0) us += 1000000;
   char buf[48];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
   char out[64];
-  std::snprintf(out, sizeof(out), "%s.%06lldZ", buf, static_cast<long long>(us));
+  std::snprintf(out, sizeof(out), "%s.%06lldZ", buf,
+                static_cast<long long>(us));
   return out;
 }
 
@@ -64,7 +67,8 @@ bool ParseRfc3339(const std::string& s, TimePoint* out) {
       frac *= 10;
       ++digits;
     }
-    tp += std::chrono::duration_cast<TimePoint::duration>(std::chrono::nanoseconds(frac));
+    tp += std::chrono::duration_cast<TimePoint::duration>(
+        std::chrono::nanoseconds(frac));
   }
   if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
     ++i;
@@ -95,8 +99,10 @@ std::string HumanDuration(std::chrono::seconds d) {
   long long minutes = secs / 60;
   if (minutes < 10) {
     long long s = secs % 60;
-    if (s == 0) std::snprintf(buf, sizeof(buf), "%lldm", minutes);
-    else std::snprintf(buf, sizeof(buf), "%lldm%llds", minutes, s);
+    if (s == 0)
+      std::snprintf(buf, sizeof(buf), "%lldm", minutes);
+    else
+      std::snprintf(buf, sizeof(buf), "%lldm%llds", minutes, s);
     return buf;
   }
   if (minutes < 60 * 3) {
@@ -106,8 +112,10 @@ std::string HumanDuration(std::chrono::seconds d) {
   long long hours = secs / 3600;
   if (hours < 8) {
     long long m = minutes % 60;
-    if (m == 0) std::snprintf(buf, sizeof(buf), "%lldh", hours);
-    else std::snprintf(buf, sizeof(buf), "%lldh%lldm", hours, m);
+    if (m == 0)
+      std::snprintf(buf, sizeof(buf), "%lldh", hours);
+    else
+      std::snprintf(buf, sizeof(buf), "%lldh%lldm", hours, m);
     return buf;
   }
   if (hours < 48) {
@@ -116,8 +124,10 @@ std::string HumanDuration(std::chrono::seconds d) {
   }
   if (hours < 24 * 8) {
     long long h = hours % 24;
-    if (h == 0) std::snprintf(buf, sizeof(buf), "%lldd", hours / 24);
-    else std::snprintf(buf, sizeof(buf), "%lldd%lldh", hours / 24, h);
+    if (h == 0)
+      std::snprintf(buf, sizeof(buf), "%lldd", hours / 24);
+    else
+      std::snprintf(buf, sizeof(buf), "%lldd%lldh", hours / 24, h);
     return buf;
   }
   if (hours < 24 * 365 * 2) {
@@ -126,8 +136,10 @@ std::string HumanDuration(std::chrono::seconds d) {
   }
   if (hours < 24 * 365 * 8) {
     long long dy = (hours / 24) % 365;
-    if (dy == 0) std::snprintf(buf, sizeof(buf), "%lldy", hours / 24 / 365);
-    else std::snprintf(buf, sizeof(buf), "%lldy%lldd", hours / 24 / 365, dy);
+    if (dy == 0)
+      std::snprintf(buf, sizeof(buf), "%lldy", hours / 24 / 365);
+    else
+      std::snprintf(buf, sizeof(buf), "%lldy%lldd", hours / 24 / 365, dy);
     return buf;
   }
   std::snprintf(buf, sizeof(buf), "%lldy", hours / 24 / 365);

@@ -53,7 +53,8 @@ class FakeClock : public Clock {
 // RFC 3339 in UTC with whole seconds, as Kubernetes writes metav1.Time:
 // "2026-11-30T06:27:27Z".
 std::string FormatRfc3339(TimePoint t);
-// RFC 3339 with microseconds, as metav1.MicroTime: "2026-11-30T06:27:27.123456Z".
+// RFC 3339 with microseconds, as metav1.MicroTime:
+// "2026-11-30T06:27:27.123456Z".
 std::string FormatRfc3339Micro(TimePoint t);
 // Parses both forms above (and a numeric offset). Returns false on bad input.
 bool ParseRfc3339(const std::string& s, TimePoint* out);

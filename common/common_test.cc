@@ -38,7 +38,8 @@ TEST(RngTest, SameSeedSameSequence) {
   EXPECT_EQ(ua[14], '4');
   std::string s = a.NameSuffix(5);
   EXPECT_EQ(s.size(), 5u);
-  EXPECT_EQ(s.find_first_not_of("bcdfghjklmnpqrstvwxz2456789"), std::string::npos);
+  EXPECT_EQ(s.find_first_not_of("bcdfghjklmnpqrstvwxz2456789"),
+            std::string::npos);
 }
 
 TEST(ResultTest, CarriesValueOrError) {

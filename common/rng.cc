@@ -31,7 +31,8 @@ std::string Rng::Uuid() {
 std::string Rng::NameSuffix(int n) {
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
   std::string out;
-  for (int i = 0; i < n; ++i) out.push_back(kAlphabet[Uniform(sizeof(kAlphabet) - 1)]);
+  for (int i = 0; i < n; ++i)
+    out.push_back(kAlphabet[Uniform(sizeof(kAlphabet) - 1)]);
   return out;
 }
 

@@ -24,8 +24,9 @@ class Rng {
   uint64_t Uniform(uint64_t n);
   // A random version-4 UUID, lower case, as Kubernetes uids.
   std::string Uuid();
-  // n characters from Kubernetes' name-suffix alphabet "bcdfghjklmnpqrstvwxz2456789"
-  // (apimachinery's utilrand.String), e.g. for generateName and pod names.
+  // n characters from Kubernetes' name-suffix alphabet
+  // "bcdfghjklmnpqrstvwxz2456789" (apimachinery's utilrand.String), e.g. for
+  // generateName and pod names.
   std::string NameSuffix(int n);
   // n lower-case hex digits (container IDs, image digests).
   std::string Hex(int n);

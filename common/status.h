@@ -21,26 +21,26 @@ namespace kmock {
 enum class StatusCode {
   kOk = 0,
   // API-level codes, each one HTTP status and Kubernetes reason.
-  kBadRequest,            // 400 BadRequest
-  kUnauthorized,          // 401 Unauthorized
-  kForbidden,             // 403 Forbidden
-  kNotFound,              // 404 NotFound
-  kMethodNotAllowed,      // 405 MethodNotAllowed
-  kNotAcceptable,         // 406 NotAcceptable
-  kAlreadyExists,         // 409 AlreadyExists
-  kConflict,              // 409 Conflict
-  kGone,                  // 410 Gone
-  kExpired,               // 410 Expired (compacted resourceVersion)
-  kRequestEntityTooLarge, // 413 RequestEntityTooLarge
-  kUnsupportedMediaType,  // 415 UnsupportedMediaType
-  kInvalid,               // 422 Invalid
-  kTooManyRequests,       // 429 TooManyRequests
-  kInternal,              // 500 InternalError
-  kServiceUnavailable,    // 503 ServiceUnavailable
-  kTimeout,               // 504 Timeout
+  kBadRequest,             // 400 BadRequest
+  kUnauthorized,           // 401 Unauthorized
+  kForbidden,              // 403 Forbidden
+  kNotFound,               // 404 NotFound
+  kMethodNotAllowed,       // 405 MethodNotAllowed
+  kNotAcceptable,          // 406 NotAcceptable
+  kAlreadyExists,          // 409 AlreadyExists
+  kConflict,               // 409 Conflict
+  kGone,                   // 410 Gone
+  kExpired,                // 410 Expired (compacted resourceVersion)
+  kRequestEntityTooLarge,  // 413 RequestEntityTooLarge
+  kUnsupportedMediaType,   // 415 UnsupportedMediaType
+  kInvalid,                // 422 Invalid
+  kTooManyRequests,        // 429 TooManyRequests
+  kInternal,               // 500 InternalError
+  kServiceUnavailable,     // 503 ServiceUnavailable
+  kTimeout,                // 504 Timeout
   // Storage-level codes; the registry maps them to API codes.
-  kCompacted,      // the requested revision was compacted away
-  kFutureRevision, // the requested revision is beyond the current one
+  kCompacted,       // the requested revision was compacted away
+  kFutureRevision,  // the requested revision is beyond the current one
 };
 
 // One field error, as in a Kubernetes StatusCause.
@@ -67,7 +67,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message)
       : code_(code), message_(std::move(message)) {}
   Status(StatusCode code, std::string message, StatusDetails details)
-      : code_(code), message_(std::move(message)), details_(std::move(details)) {}
+      : code_(code),
+        message_(std::move(message)),
+        details_(std::move(details)) {}
 
   static Status Ok() { return Status(); }
 
@@ -145,10 +147,10 @@ inline Status BadRequestError(std::string msg) {
 
 }  // namespace kmock
 
-#define KMOCK_RETURN_IF_ERROR(expr)        \
-  do {                                     \
-    ::kmock::Status _st = (expr);          \
-    if (!_st.ok()) return _st;             \
+#define KMOCK_RETURN_IF_ERROR(expr) \
+  do {                              \
+    ::kmock::Status _st = (expr);   \
+    if (!_st.ok()) return _st;      \
   } while (0)
 
 #define KMOCK_CONCAT_INNER(a, b) a##b

@@ -30,11 +30,6 @@ registry::WriteOptions ControllerWrite() {
   return wo;
 }
 
-bool IsDeploymentRef(const json& ref) {
-  return ref.value("kind", "") == "Deployment" &&
-         ref.value("apiVersion", "").rfind("apps/", 0) == 0;
-}
-
 Result<registry::LabelSelector> SelectorOf(const json& obj) {
   return registry::LabelSelector::FromJson(
       obj.value("spec", json::object()).value("selector", json()));
@@ -119,12 +114,9 @@ void DeploymentController::Stop() {
 
 std::optional<std::string> DeploymentController::OwnerKey(
     const json& rs) const {
-  auto ref = apps::ControllerRefOf(rs);
-  if (!ref || !IsDeploymentRef(*ref)) return std::nullopt;
-  std::string key = NamespaceOf(rs) + "/" + ref->value("name", "");
-  ObjectPtr d = deployments_->Get(key);
-  if (!d || UidOf(*d) != ref->value("uid", "")) return std::nullopt;
-  return key;
+  return apps::ControllerOwnerKey(
+      rs, "Deployment",
+      [this](const std::string& k) { return deployments_->Get(k); });
 }
 
 void DeploymentController::OnReplicaSet(const json& rs) {

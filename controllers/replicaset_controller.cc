@@ -29,11 +29,6 @@ registry::WriteOptions ControllerWrite() {
   return wo;
 }
 
-bool IsReplicaSetRef(const json& ref) {
-  return ref.value("kind", "") == "ReplicaSet" &&
-         ref.value("apiVersion", "").rfind("apps/", 0) == 0;
-}
-
 std::string PodKey(const json& pod) { return KeyOf(pod); }
 
 // A pod's name prefix: "<rs>-" (kube uses the bare name when that is not a
@@ -96,12 +91,9 @@ void ReplicaSetController::Stop() {
 
 std::optional<std::string> ReplicaSetController::OwnerKey(
     const json& pod) const {
-  auto ref = apps::ControllerRefOf(pod);
-  if (!ref || !IsReplicaSetRef(*ref)) return std::nullopt;
-  std::string key = NamespaceOf(pod) + "/" + ref->value("name", "");
-  ObjectPtr rs = replicasets_->Get(key);
-  if (!rs || UidOf(*rs) != ref->value("uid", "")) return std::nullopt;
-  return key;
+  return apps::ControllerOwnerKey(
+      pod, "ReplicaSet",
+      [this](const std::string& k) { return replicasets_->Get(k); });
 }
 
 void ReplicaSetController::EnqueueMatching(const json& pod) {

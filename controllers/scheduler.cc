@@ -197,7 +197,8 @@ Scheduler::Demand Scheduler::DemandOf(const json& pod) {
     auto it = demands_.find(uid);
     if (it != demands_.end()) return it->second;
   }
-  Demand d{scheduling::PodRequests(pod), scheduling::PodRequestsForScoring(pod)};
+  Demand d{scheduling::PodRequests(pod),
+           scheduling::PodRequestsForScoring(pod)};
   if (!uid.empty()) {
     std::lock_guard<std::mutex> l(mu_);
     demands_.emplace(uid, d);

@@ -72,9 +72,10 @@ Status BadRequest(const std::string& message) {
 
 Status Forbidden(const api::ResourceInfo& res, const std::string& name,
                  const std::string& detail) {
-  return Status(StatusCode::kForbidden,
-                res.QualifiedName() + " \"" + name + "\" is forbidden: " + detail,
-                Details(res.group, res.plural, name));
+  return Status(
+      StatusCode::kForbidden,
+      res.QualifiedName() + " \"" + name + "\" is forbidden: " + detail,
+      Details(res.group, res.plural, name));
 }
 
 Status Internal(const std::string& detail) {

@@ -12,10 +12,9 @@
 #define KMOCK_REGISTRY_OBJECT_CODEC_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resource.h"
 #include "common/status.h"
@@ -35,7 +34,8 @@ Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
                                     std::string_view bytes, int64_t revision,
                                     bool with_type = true);
 // Served object → stored bytes.
-std::string EncodeObject(const api::ResourceInfo& res, const nlohmann::json& obj);
+std::string EncodeObject(const api::ResourceInfo& res,
+                         const nlohmann::json& obj);
 
 // A resourceVersion as a revision: "" → 0; anything not a decimal number is
 // 400 "invalid resource version: x".

@@ -40,10 +40,10 @@ class StoreObjectWatcher : public ObjectWatcher {
     Status st = watcher_->Next(timeout, &events);
     if (!st.ok()) {
       if (st.code() == StatusCode::kCompacted)
-        return Expired("too old resource version: " +
-                       std::to_string(last_revision_) + " (" +
-                       std::to_string(registry_->storage()->CompactedRevision()) +
-                       ")");
+        return Expired(
+            "too old resource version: " + std::to_string(last_revision_) +
+            " (" + std::to_string(registry_->storage()->CompactedRevision()) +
+            ")");
       return st;
     }
     for (const auto& ev : events) {
@@ -67,7 +67,9 @@ class StoreObjectWatcher : public ObjectWatcher {
     if (initial_events_end)
       meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
     return {"BOOKMARK",
-            {{"kind", res_.kind}, {"apiVersion", res_.ApiVersion()}, {"metadata", meta}}};
+            {{"kind", res_.kind},
+             {"apiVersion", res_.ApiVersion()},
+             {"metadata", meta}}};
   }
 
  private:
@@ -113,8 +115,8 @@ class StoreObjectWatcher : public ObjectWatcher {
 Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
     Registry* registry, const api::ResourceInfo& res, std::string_view ns,
     const WatchOptions& opts) {
-  KMOCK_ASSIGN_OR_RETURN(Filter filter,
-                         MakeFilter(res, opts.label_selector, opts.field_selector));
+  KMOCK_ASSIGN_OR_RETURN(
+      Filter filter, MakeFilter(res, opts.label_selector, opts.field_selector));
   store::Storage* storage = registry->storage();
   const std::string prefix = ObjectPrefix(res, ns);
   const bool initial = opts.resource_version.empty() ||
@@ -143,12 +145,13 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
   auto w = storage->Watch(prefix, start);
   if (!w.ok()) {
     if (w.status().code() == StatusCode::kCompacted)
-      return Expired("too old resource version: " + std::to_string(start) + " (" +
-                     std::to_string(storage->CompactedRevision()) + ")");
+      return Expired("too old resource version: " + std::to_string(start) +
+                     " (" + std::to_string(storage->CompactedRevision()) + ")");
     if (w.status().code() == StatusCode::kFutureRevision)
-      return Status(StatusCode::kTimeout,
-                    "Too large resource version: " + std::to_string(start) +
-                        ", current: " + std::to_string(storage->CurrentRevision()));
+      return Status(
+          StatusCode::kTimeout,
+          "Too large resource version: " + std::to_string(start) +
+              ", current: " + std::to_string(storage->CurrentRevision()));
     return Internal(w.status().message());
   }
   auto watcher = std::make_unique<StoreObjectWatcher>(

@@ -81,15 +81,18 @@ Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
     : storage_(storage), clock_(clock), rng_(rng) {}
 
 Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
-                           std::string_view name, std::string_view subresource) {
-  if (subresource == "scale" && !res.scale) return NotFound(res, std::string(name));
+                           std::string_view name,
+                           std::string_view subresource) {
+  if (subresource == "scale" && !res.scale)
+    return NotFound(res, std::string(name));
   auto kv = storage_->Get(ObjectKey(res, ns, name));
   if (!kv.ok()) {
     if (kv.status().code() == StatusCode::kNotFound)
       return NotFound(res, std::string(name));
     return Internal(kv.status().message());
   }
-  KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, kv->value, kv->mod_revision));
+  KMOCK_ASSIGN_OR_RETURN(json obj,
+                         DecodeObject(res, kv->value, kv->mod_revision));
   if (subresource == "scale") return ScaleOf(res, obj);
   return obj;
 }
@@ -100,7 +103,8 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
                                           const json& scale,
                                           const WriteOptions& opts) {
   if (!res.scale) return NotFound(res, std::string(name));
-  if (!scale.is_object()) return BadRequest("the body of the request must be a Scale object");
+  if (!scale.is_object())
+    return BadRequest("the body of the request must be a Scale object");
   KMOCK_RETURN_IF_ERROR(ValidateScale(scale));
   std::string want_rv;
   if (auto m = scale.find("metadata"); m != scale.end() && m->is_object())
@@ -109,16 +113,20 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound) return NotFound(res, std::string(name));
+      if (cur.status().code() == StatusCode::kNotFound)
+        return NotFound(res, std::string(name));
       return Internal(cur.status().message());
     }
     if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
       return ModifiedConflict(res, std::string(name));
-    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(json old,
+                           DecodeObject(res, cur->value, cur->mod_revision));
     json obj = old;
     ApplyScale(res, scale, &obj);
     auto r = UpdateExisting(res, "", key, cur->mod_revision, old, obj, opts);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict && want_rv.empty()) continue;
+    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+        want_rv.empty())
+      continue;
     if (!r.ok()) return r.status();
     return WriteResult{ScaleOf(res, r->object), false};
   }
@@ -127,10 +135,11 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
 
 Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
                             const ListOptions& opts) {
-  KMOCK_ASSIGN_OR_RETURN(Filter filter,
-                         MakeFilter(res, opts.label_selector, opts.field_selector));
+  KMOCK_ASSIGN_OR_RETURN(
+      Filter filter, MakeFilter(res, opts.label_selector, opts.field_selector));
   const std::string prefix = ObjectPrefix(res, ns);
-  KMOCK_ASSIGN_OR_RETURN(int64_t rv, ParseResourceVersion(opts.resource_version));
+  KMOCK_ASSIGN_OR_RETURN(int64_t rv,
+                         ParseResourceVersion(opts.resource_version));
   const std::string& match = opts.resource_version_match;
   if (!match.empty() && match != "NotOlderThan" && match != "Exact")
     return Status(StatusCode::kInvalid,
@@ -147,11 +156,13 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     if (!opts.resource_version.empty() && opts.resource_version != "0")
       return BadRequest(
           "specifying resource version is not allowed when using continue");
-    KMOCK_ASSIGN_OR_RETURN(ContinueToken tok, DecodeContinue(opts.continue_token));
+    KMOCK_ASSIGN_OR_RETURN(ContinueToken tok,
+                           DecodeContinue(opts.continue_token));
     read_rev = tok.revision;
     start_key = res.key_prefix + tok.start;
     if (start_key.compare(0, prefix.size(), prefix) != 0)
-      return BadRequest("invalid continue token: key is outside the list's range");
+      return BadRequest(
+          "invalid continue token: key is outside the list's range");
   } else if (rv > 0) {
     bool exact = match == "Exact" || (match.empty() && opts.limit > 0);
     int64_t current = storage_->CurrentRevision();
@@ -173,7 +184,9 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     lo.prefix = prefix;
     lo.revision = read_rev;
     lo.start_key = start_key;
-    lo.limit = limit > 0 ? std::max<int64_t>(limit - int64_t(items.size()), filter.Empty() ? 1 : 500) : 0;
+    lo.limit = limit > 0 ? std::max<int64_t>(limit - int64_t(items.size()),
+                                             filter.Empty() ? 1 : 500)
+                         : 0;
     auto page = storage_->List(lo);
     if (!page.ok()) {
       if (page.status().code() == StatusCode::kCompacted) {
@@ -181,7 +194,8 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
           return ExpiredContinue(start_key.substr(res.key_prefix.size()),
                                  storage_->CurrentRevision());
         return Expired("too old resource version: " + std::to_string(read_rev) +
-                       " (" + std::to_string(storage_->CompactedRevision()) + ")");
+                       " (" + std::to_string(storage_->CompactedRevision()) +
+                       ")");
       }
       return Internal(page.status().message());
     }
@@ -191,7 +205,8 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     for (; i < page->items.size(); ++i) {
       if (limit > 0 && int64_t(items.size()) >= limit) break;
       const auto& kv = page->items[i];
-      KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, kv.value, kv.mod_revision, false));
+      KMOCK_ASSIGN_OR_RETURN(
+          json obj, DecodeObject(res, kv.value, kv.mod_revision, false));
       if (!filter.Matches(res, obj)) {
         next_key = kv.key + '\0';
         continue;
@@ -224,7 +239,8 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
 Status Registry::AdmitNamespace(const api::ResourceInfo& res,
                                 std::string_view ns, const std::string& name) {
   if (!res.namespaced) return Status::Ok();
-  const api::ResourceInfo* nsres = api::Catalog::Get().Find("", "v1", "namespaces");
+  const api::ResourceInfo* nsres =
+      api::Catalog::Get().Find("", "v1", "namespaces");
   if (!nsres) return Status::Ok();
   auto kv = storage_->Get(ObjectKey(*nsres, "", ns));
   if (!kv.ok()) {
@@ -240,11 +256,13 @@ Status Registry::AdmitNamespace(const api::ResourceInfo& res,
                   st->value("phase", "") == "Terminating";
   }
   if (terminating) {
-    Status st = Forbidden(res, name,
-                          "unable to create new content in namespace " +
-                              std::string(ns) + " because it is being terminated");
+    Status st =
+        Forbidden(res, name,
+                  "unable to create new content in namespace " +
+                      std::string(ns) + " because it is being terminated");
     st.mutable_details().causes.push_back(
-        {"NamespaceTerminating", "namespace " + std::string(ns) + " is being terminated",
+        {"NamespaceTerminating",
+         "namespace " + std::string(ns) + " is being terminated",
          "metadata.namespace"});
     return st;
   }
@@ -256,14 +274,16 @@ Status Registry::ValidateFields(const api::ResourceInfo& res, const json& obj,
   const api::Schema& schema = api::Schema::Get();
   const api::Type* type = schema.Find(res.schema_type);
   if (!type) return Status::Ok();
-  const char* mode = opts.field_validation == FieldValidation::kStrict ? "Strict"
-                     : opts.field_validation == FieldValidation::kIgnore ? "Ignore"
-                                                                         : "Warn";
+  const char* mode =
+      opts.field_validation == FieldValidation::kStrict   ? "Strict"
+      : opts.field_validation == FieldValidation::kIgnore ? "Ignore"
+                                                          : "Warn";
   std::vector<std::string> warnings;
-  KMOCK_RETURN_IF_ERROR(
-      api::CheckBody(obj, *type, res.kind, res.version, mode, &warnings, schema));
+  KMOCK_RETURN_IF_ERROR(api::CheckBody(obj, *type, res.kind, res.version, mode,
+                                       &warnings, schema));
   if (opts.warnings)
-    opts.warnings->insert(opts.warnings->end(), warnings.begin(), warnings.end());
+    opts.warnings->insert(opts.warnings->end(), warnings.begin(),
+                          warnings.end());
   return Status::Ok();
 }
 
@@ -271,7 +291,8 @@ Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
                                      std::string_view ns, json obj,
                                      const WriteOptions& opts) {
   if (!obj.is_object())
-    return BadRequest("the body of the request must be a " + res.kind + " object");
+    return BadRequest("the body of the request must be a " + res.kind +
+                      " object");
   if (res.virtual_create) {
     obj["apiVersion"] = res.ApiVersion();
     obj["kind"] = res.kind;
@@ -279,15 +300,17 @@ Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
     return WriteResult{std::move(out), true};
   }
   if (res.plural == "bindings") {
-    KMOCK_ASSIGN_OR_RETURN(json st, Bind(ns, MetaString(obj, "name"), obj, opts));
+    KMOCK_ASSIGN_OR_RETURN(json st,
+                           Bind(ns, MetaString(obj, "name"), obj, opts));
     return WriteResult{std::move(st), true};
   }
   return CreateObject(res, ns, std::move(obj), opts);
 }
 
 Result<json> Registry::TrackFields(const api::ResourceInfo& res,
-                                   std::string_view subresource, const json& old,
-                                   json obj, const WriteOptions& opts) {
+                                   std::string_view subresource,
+                                   const json& old, json obj,
+                                   const WriteOptions& opts) {
   const api::Schema& schema = api::Schema::Get();
   const api::Type* root = schema.Find(res.schema_type);
   if (!root) return obj;
@@ -296,14 +319,15 @@ Result<json> Registry::TrackFields(const api::ResourceInfo& res,
   m.api_version = res.ApiVersion();
   m.subresource = std::string(subresource);
   m.time = clock_->Now();
-  m.reset_fields =
-      fieldmanager::DefaultResetFields(subresource, res.status_strategy != nullptr);
-  return fieldmanager::UpdateManagedFields(old, std::move(obj), m, schema, root);
+  m.reset_fields = fieldmanager::DefaultResetFields(
+      subresource, res.status_strategy != nullptr);
+  return fieldmanager::UpdateManagedFields(old, std::move(obj), m, schema,
+                                           root);
 }
 
 Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
-    const api::ResourceInfo& res, std::string_view subresource, const json& live,
-    const json& config, const WriteOptions& opts) {
+    const api::ResourceInfo& res, std::string_view subresource,
+    const json& live, const json& config, const WriteOptions& opts) {
   const api::Schema& schema = api::Schema::Get();
   const api::Type* root = schema.Find(res.schema_type);
   if (!root) return Internal("no schema for " + res.kind);
@@ -314,8 +338,8 @@ Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
   ao.kind = res.kind;
   ao.subresource = std::string(subresource);
   ao.time = clock_->Now();
-  ao.reset_fields =
-      fieldmanager::DefaultResetFields(subresource, res.status_strategy != nullptr);
+  ao.reset_fields = fieldmanager::DefaultResetFields(
+      subresource, res.status_strategy != nullptr);
   return fieldmanager::Apply(live, config, ao, schema, root);
 }
 
@@ -350,25 +374,29 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
   // service-account volume, default tolerations): track in between.
   res.strategy->Default(obj);
   if (track_fields) {
-    KMOCK_ASSIGN_OR_RETURN(obj, TrackFields(res, "", json(nullptr), std::move(obj), opts));
+    KMOCK_ASSIGN_OR_RETURN(
+        obj, TrackFields(res, "", json(nullptr), std::move(obj), opts));
   }
   res.strategy->PrepareForCreate(obj);
   res.strategy->Default(obj);
 
   for (int attempt = 0;; ++attempt) {
     if (generated) {
-      std::string base = generate.substr(0, std::min<size_t>(generate.size(), 58));
+      std::string base =
+          generate.substr(0, std::min<size_t>(generate.size(), 58));
       obj["metadata"]["name"] = base + rng_->NameSuffix(5);
     }
     const std::string name = MetaString(obj, "name");
     api::FieldErrors errs;
     api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
     res.strategy->Validate(obj, &errs);
-    if (!errs.empty()) return errs.ToStatus(res.kind, res.group, res.plural, name);
+    if (!errs.empty())
+      return errs.ToStatus(res.kind, res.group, res.plural, name);
     KMOCK_RETURN_IF_ERROR(AdmitNamespace(res, ns, name));
 
     const std::string key = ObjectKey(res, ns, name);
-    if (storage_->Get(key).ok() && !(generated && attempt + 1 < kMaxGenerateNameTries))
+    if (storage_->Get(key).ok() &&
+        !(generated && attempt + 1 < kMaxGenerateNameTries))
       return AlreadyExists(res, name);
     KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
     if (alloc) KMOCK_RETURN_IF_ERROR(alloc->AllocateForCreate(obj));
@@ -378,7 +406,8 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
     }
     auto kv = storage_->Create(key, EncodeObject(res, obj));
     if (kv.ok()) {
-      KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+      KMOCK_ASSIGN_OR_RETURN(json out,
+                             DecodeObject(res, kv->value, kv->mod_revision));
       return WriteResult{std::move(out), true};
     }
     if (alloc) alloc->Release(obj);
@@ -390,13 +419,10 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
   }
 }
 
-Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
-                                             std::string_view subresource,
-                                             const std::string& key,
-                                             int64_t cur_revision,
-                                             const json& old, json obj,
-                                             const WriteOptions& opts,
-                                             bool track_fields) {
+Result<WriteResult> Registry::UpdateExisting(
+    const api::ResourceInfo& res, std::string_view subresource,
+    const std::string& key, int64_t cur_revision, const json& old, json obj,
+    const WriteOptions& opts, bool track_fields) {
   const std::string name = MetaString(old, "name");
   obj["apiVersion"] = res.ApiVersion();
   obj["kind"] = res.kind;
@@ -408,7 +434,8 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
   res.strategy->Default(obj);
   strategy->PrepareForUpdate(obj, old);
   if (track_fields) {
-    KMOCK_ASSIGN_OR_RETURN(obj, TrackFields(res, subresource, old, std::move(obj), opts));
+    KMOCK_ASSIGN_OR_RETURN(
+        obj, TrackFields(res, subresource, old, std::move(obj), opts));
   }
 
   api::FieldErrors errs;
@@ -416,7 +443,8 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
   api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
   res.strategy->Validate(obj, &errs);
   strategy->ValidateUpdate(obj, old, &errs);
-  if (!errs.empty()) return errs.ToStatus(res.kind, res.group, res.plural, name);
+  if (!errs.empty())
+    return errs.ToStatus(res.kind, res.group, res.plural, name);
 
   api::ResourceAllocator* alloc = nullptr;
   if (subresource.empty()) {
@@ -435,11 +463,13 @@ Result<WriteResult> Registry::UpdateExisting(const api::ResourceInfo& res,
       alloc->ReleaseAfterUpdate(old, obj);
   }
   if (!kv.ok()) {
-    if (kv.status().code() == StatusCode::kConflict) return ModifiedConflict(res, name);
+    if (kv.status().code() == StatusCode::kConflict)
+      return ModifiedConflict(res, name);
     if (kv.status().code() == StatusCode::kNotFound) return NotFound(res, name);
     return Internal(kv.status().message());
   }
-  KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+  KMOCK_ASSIGN_OR_RETURN(json out,
+                         DecodeObject(res, kv->value, kv->mod_revision));
   KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(res, key, out, kv->mod_revision));
   return WriteResult{std::move(out), false};
 }
@@ -462,7 +492,8 @@ Status Registry::FinishDeletionIfDue(const api::ResourceInfo& res,
   return Status::Ok();
 }
 
-Result<api::ResourceAllocator*> Registry::AllocatorFor(const api::ResourceInfo& res) {
+Result<api::ResourceAllocator*> Registry::AllocatorFor(
+    const api::ResourceInfo& res) {
   if (!res.make_allocator) return static_cast<api::ResourceAllocator*>(nullptr);
   std::lock_guard<std::mutex> l(allocators_mu_);
   auto it = allocators_.find(&res);
@@ -488,7 +519,8 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
                                      std::string_view subresource, json obj,
                                      const WriteOptions& opts) {
   if (!obj.is_object())
-    return BadRequest("the body of the request must be a " + res.kind + " object");
+    return BadRequest("the body of the request must be a " + res.kind +
+                      " object");
   const std::string body_name = MetaString(obj, "name");
   if (body_name != name)
     return BadRequest("the name of the object (" + body_name +
@@ -515,9 +547,12 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
     }
     if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
       return ModifiedConflict(res, std::string(name));
-    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict && want_rv.empty())
+    KMOCK_ASSIGN_OR_RETURN(json old,
+                           DecodeObject(res, cur->value, cur->mod_revision));
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj,
+                            opts);
+    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+        want_rv.empty())
       continue;
     return r;
   }
@@ -526,8 +561,8 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
 
 Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
                                     std::string_view ns, std::string_view name,
-                                    std::string_view subresource, PatchType type,
-                                    std::string_view body,
+                                    std::string_view subresource,
+                                    PatchType type, std::string_view body,
                                     const WriteOptions& opts) {
   json patch = json::parse(body, nullptr, false);
   if (patch.is_discarded())
@@ -538,14 +573,16 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
     if (!res.scale) return NotFound(res, std::string(name));
     for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
       KMOCK_ASSIGN_OR_RETURN(json scale, Get(res, ns, name, "scale"));
-      Result<json> patched = Status(StatusCode::kInternal, "unknown patch type");
+      Result<json> patched =
+          Status(StatusCode::kInternal, "unknown patch type");
       if (type == PatchType::kJsonPatch)
         patched = patch::ApplyJsonPatch(scale, patch);
       else if (type == PatchType::kMergePatch)
         patched = patch::ApplyMergePatch(scale, patch);
       else
         patched = patch::ApplyStrategicMergePatch(
-            scale, patch, schema, schema.Find("io.k8s.api.autoscaling.v1.Scale"));
+            scale, patch, schema,
+            schema.Find("io.k8s.api.autoscaling.v1.Scale"));
       if (!patched.ok()) return patched.status();
       auto r = UpdateScale(res, ns, name, *patched, opts);
       if (!r.ok() && r.status().code() == StatusCode::kConflict &&
@@ -567,17 +604,20 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
         if (!patch.is_object())
           return BadRequest("the body of the request must be an object");
         if (MetaString(patch, "name") != name)
-          return BadRequest("the name of the object (" + MetaString(patch, "name") +
+          return BadRequest("the name of the object (" +
+                            MetaString(patch, "name") +
                             ") does not match the name on the URL (" +
                             std::string(name) + ")");
-        KMOCK_ASSIGN_OR_RETURN(fieldmanager::ApplyResult applied,
-                               ApplyConfiguration(res, subresource, json(nullptr), patch, opts));
+        KMOCK_ASSIGN_OR_RETURN(
+            fieldmanager::ApplyResult applied,
+            ApplyConfiguration(res, subresource, json(nullptr), patch, opts));
         return CreateObject(res, ns, std::move(applied.object), opts,
                             /*track_fields=*/false);
       }
       return NotFound(res, std::string(name));
     }
-    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(json old,
+                           DecodeObject(res, cur->value, cur->mod_revision));
     Result<json> patched = Status(StatusCode::kInternal, "unknown patch type");
     switch (type) {
       case PatchType::kJsonPatch:
@@ -598,7 +638,8 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
     }
     if (!patched.ok()) return patched.status();
     json obj = std::move(patched).value();
-    if (!obj.is_object()) return BadRequest("the patched object is not an object");
+    if (!obj.is_object())
+      return BadRequest("the patched object is not an object");
     std::string want_rv = MetaString(obj, "resourceVersion");
     if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
       return ModifiedConflict(res, std::string(name));
@@ -606,8 +647,9 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
       return BadRequest("the name of the object (" + MetaString(obj, "name") +
                         ") does not match the name on the URL (" +
                         std::string(name) + ")");
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts,
-                            /*track_fields=*/type != PatchType::kApply);
+    auto r =
+        UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts,
+                       /*track_fields=*/type != PatchType::kApply);
     if (!r.ok() && r.status().code() == StatusCode::kConflict &&
         MetaString(patch, "resourceVersion").empty() &&
         r.status().details().causes.empty())
@@ -617,12 +659,10 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
   return ModifiedConflict(res, std::string(name));
 }
 
-Result<json> Registry::GuaranteedUpdate(const api::ResourceInfo& res,
-                                        std::string_view ns,
-                                        std::string_view name,
-                                        std::string_view subresource,
-                                        const std::function<Status(json&)>& mutate,
-                                        const WriteOptions& opts) {
+Result<json> Registry::GuaranteedUpdate(
+    const api::ResourceInfo& res, std::string_view ns, std::string_view name,
+    std::string_view subresource, const std::function<Status(json&)>& mutate,
+    const WriteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     auto cur = storage_->Get(key);
@@ -631,11 +671,13 @@ Result<json> Registry::GuaranteedUpdate(const api::ResourceInfo& res,
         return NotFound(res, std::string(name));
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json old, DecodeObject(res, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(json old,
+                           DecodeObject(res, cur->value, cur->mod_revision));
     json obj = old;
     KMOCK_RETURN_IF_ERROR(mutate(obj));
     if (obj == old) return old;
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts);
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj,
+                            opts);
     if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;
     if (!r.ok()) return r.status();
     return std::move(r).value().object;
@@ -644,24 +686,29 @@ Result<json> Registry::GuaranteedUpdate(const api::ResourceInfo& res,
 }
 
 Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
-                                      std::string_view ns, std::string_view name,
+                                      std::string_view ns,
+                                      std::string_view name,
                                       const DeleteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
   const std::string sname(name);
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound) return NotFound(res, sname);
+      if (cur.status().code() == StatusCode::kNotFound)
+        return NotFound(res, sname);
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, cur->value, cur->mod_revision));
-    if (!opts.precondition_uid.empty() && opts.precondition_uid != MetaString(obj, "uid"))
-      return Conflict(res, sname,
-                      "Precondition failed: UID in precondition: " +
-                          opts.precondition_uid +
-                          ", UID in object meta: " + MetaString(obj, "uid"));
+    KMOCK_ASSIGN_OR_RETURN(json obj,
+                           DecodeObject(res, cur->value, cur->mod_revision));
+    if (!opts.precondition_uid.empty() &&
+        opts.precondition_uid != MetaString(obj, "uid"))
+      return Conflict(
+          res, sname,
+          "Precondition failed: UID in precondition: " + opts.precondition_uid +
+              ", UID in object meta: " + MetaString(obj, "uid"));
     if (!opts.precondition_resource_version.empty() &&
-        opts.precondition_resource_version != MetaString(obj, "resourceVersion"))
+        opts.precondition_resource_version !=
+            MetaString(obj, "resourceVersion"))
       return Conflict(res, sname,
                       "Precondition failed: ResourceVersion in precondition: " +
                           opts.precondition_resource_version +
@@ -672,9 +719,10 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
     json updated = obj;
     json& meta = MutableMeta(updated);
     if (garbage_collection_) {
-      const char* fin = opts.propagation_policy == "Orphan"       ? "orphan"
-                        : opts.propagation_policy == "Foreground" ? "foregroundDeletion"
-                                                                  : nullptr;
+      const char* fin = opts.propagation_policy == "Orphan" ? "orphan"
+                        : opts.propagation_policy == "Foreground"
+                            ? "foregroundDeletion"
+                            : nullptr;
       if (fin) {
         json& f = meta["finalizers"];
         if (!f.is_array()) f = json::array();
@@ -684,32 +732,37 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
     std::optional<int64_t> grace =
         res.strategy->GracePeriodSeconds(obj, opts.grace_period_seconds);
     const bool graceful = grace.has_value() && *grace > 0;
-    const bool blocked = HasFinalizers(updated) || res.strategy->DeletionBlocked(updated);
+    const bool blocked =
+        HasFinalizers(updated) || res.strategy->DeletionBlocked(updated);
     const bool pending = graceful || blocked;
     if (pending) {
       const int64_t g = grace.value_or(0);
       const TimePoint now = clock_->Now();
       if (!IsDeleting(obj)) {
-        meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
+        meta["deletionTimestamp"] =
+            FormatRfc3339(now + std::chrono::seconds(g));
         meta["deletionGracePeriodSeconds"] = g;
         res.strategy->PrepareForDelete(updated);
       } else if (g < GracePeriodOf(obj)) {
         // A shorter grace period replaces a longer one, as upstream allows.
-        meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(g));
+        meta["deletionTimestamp"] =
+            FormatRfc3339(now + std::chrono::seconds(g));
         meta["deletionGracePeriodSeconds"] = g;
       }
       if (!graceful && !blocked) {
         // Nothing holds it any more: fall through to the real delete.
       } else {
         if (opts.dry_run || updated == obj) return DeleteResult{updated, false};
-        auto kv = storage_->Update(key, EncodeObject(res, updated), cur->mod_revision);
+        auto kv = storage_->Update(key, EncodeObject(res, updated),
+                                   cur->mod_revision);
         if (!kv.ok()) {
           if (kv.status().code() == StatusCode::kConflict ||
               kv.status().code() == StatusCode::kNotFound)
             continue;
           return Internal(kv.status().message());
         }
-        KMOCK_ASSIGN_OR_RETURN(json out, DecodeObject(res, kv->value, kv->mod_revision));
+        KMOCK_ASSIGN_OR_RETURN(json out,
+                               DecodeObject(res, kv->value, kv->mod_revision));
         return DeleteResult{std::move(out), false};
       }
     }
@@ -717,7 +770,8 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
     auto d = storage_->Delete(key, cur->mod_revision);
     if (!d.ok()) {
       if (d.status().code() == StatusCode::kConflict) continue;
-      if (d.status().code() == StatusCode::kNotFound) return NotFound(res, sname);
+      if (d.status().code() == StatusCode::kNotFound)
+        return NotFound(res, sname);
       return Internal(d.status().message());
     }
     KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
@@ -753,7 +807,8 @@ Result<json> Registry::DeleteCollection(const api::ResourceInfo& res,
 }
 
 Result<std::unique_ptr<ObjectWatcher>> Registry::Watch(
-    const api::ResourceInfo& res, std::string_view ns, const WatchOptions& opts) {
+    const api::ResourceInfo& res, std::string_view ns,
+    const WatchOptions& opts) {
   return StartObjectWatch(this, res, ns, opts);
 }
 
@@ -767,7 +822,8 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
   const std::string name(pod_name);
   if (name.empty() || node.empty()) {
     api::FieldErrors errs;
-    if (name.empty()) errs.Required("metadata.name", "name or generateName is required");
+    if (name.empty())
+      errs.Required("metadata.name", "name or generateName is required");
     if (node.empty()) errs.Required("target.name");
     return errs.ToStatus("Binding", "", "bindings", name);
   }
@@ -775,19 +831,23 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound) return NotFound(*pods, name);
+      if (cur.status().code() == StatusCode::kNotFound)
+        return NotFound(*pods, name);
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json pod, DecodeObject(*pods, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(json pod,
+                           DecodeObject(*pods, cur->value, cur->mod_revision));
     api::ResourceInfo binding_res = *pods;
     binding_res.plural = "pods/binding";
     if (IsDeleting(pod))
-      return Conflict(binding_res, name,
-                      "pod " + name + " is being deleted, cannot be assigned to a host");
+      return Conflict(
+          binding_res, name,
+          "pod " + name + " is being deleted, cannot be assigned to a host");
     std::string bound = pod["spec"].value("nodeName", "");
     if (!bound.empty())
-      return Conflict(binding_res, name,
-                      "pod " + name + " is already assigned to node \"" + bound + "\"");
+      return Conflict(
+          binding_res, name,
+          "pod " + name + " is already assigned to node \"" + bound + "\"");
     pod["spec"]["nodeName"] = node;
     json& status = pod["status"];
     if (!status.is_object()) status = json::object();
@@ -805,15 +865,19 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
       }
     if (!replaced) conds.push_back(cond);
     if (opts.dry_run) break;
-    auto kv = storage_->Update(key, EncodeObject(*pods, pod), cur->mod_revision);
+    auto kv =
+        storage_->Update(key, EncodeObject(*pods, pod), cur->mod_revision);
     if (!kv.ok()) {
       if (kv.status().code() == StatusCode::kConflict) continue;
       return Internal(kv.status().message());
     }
     break;
   }
-  return json{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
-              {"status", "Success"}, {"code", 201}};
+  return json{{"kind", "Status"},
+              {"apiVersion", "v1"},
+              {"metadata", json::object()},
+              {"status", "Success"},
+              {"code", 201}};
 }
 
 }  // namespace kmock::registry

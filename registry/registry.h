@@ -21,14 +21,13 @@
 #include <chrono>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resource.h"
 #include "common/clock.h"
@@ -54,10 +53,10 @@ enum class PatchType {
 
 struct WriteOptions {
   UserInfo user;
-  bool dry_run = false;            // dryRun=All: run everything, store nothing
-  std::string field_manager;       // fieldManager, else derived from user agent
+  bool dry_run = false;       // dryRun=All: run everything, store nothing
+  std::string field_manager;  // fieldManager, else derived from user agent
   FieldValidation field_validation = FieldValidation::kWarn;
-  bool force = false;              // server-side apply force=true
+  bool force = false;  // server-side apply force=true
   // Warnings to send back (Warning: 299 headers). May be null.
   std::vector<std::string>* warnings = nullptr;
 };
@@ -110,8 +109,9 @@ struct DeleteOptions {
 };
 
 struct DeleteResult {
-  json object;          // the object (with deletionTimestamp if still there)
-  bool deleted = false; // true: gone from the store; false: graceful/finalizers
+  json object;  // the object (with deletionTimestamp if still there)
+  bool deleted =
+      false;  // true: gone from the store; false: graceful/finalizers
 };
 
 class Registry {
@@ -136,12 +136,11 @@ class Registry {
                              std::string_view subresource, json obj,
                              const WriteOptions& opts);
   Result<WriteResult> Patch(const api::ResourceInfo& res, std::string_view ns,
-                            std::string_view name,
-                            std::string_view subresource, PatchType type,
-                            std::string_view body, const WriteOptions& opts);
-  Result<DeleteResult> Delete(const api::ResourceInfo& res,
-                              std::string_view ns, std::string_view name,
-                              const DeleteOptions& opts);
+                            std::string_view name, std::string_view subresource,
+                            PatchType type, std::string_view body,
+                            const WriteOptions& opts);
+  Result<DeleteResult> Delete(const api::ResourceInfo& res, std::string_view ns,
+                              std::string_view name, const DeleteOptions& opts);
   // Deletes every object matching the selectors; returns the List of what
   // was deleted.
   Result<json> DeleteCollection(const api::ResourceInfo& res,

@@ -24,14 +24,18 @@ class RegistryTest : public ::testing::Test {
     namespaces_ = api::Catalog::Get().Find("", "v1", "namespaces");
     ASSERT_NE(pods_, nullptr);
     ASSERT_NE(namespaces_, nullptr);
-    ASSERT_TRUE(registry_->Create(*namespaces_, "", json{{"metadata", {{"name", "default"}}}}, {}).ok());
+    ASSERT_TRUE(registry_
+                    ->Create(*namespaces_, "",
+                             json{{"metadata", {{"name", "default"}}}}, {})
+                    .ok());
   }
 
   json Pod(const std::string& name, json labels = json::object()) {
-    return json{{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", name}, {"labels", labels}}},
-                {"spec", {{"containers", {{{"name", "c1"}, {"image", "nginx"}}}}}}};
+    return json{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", name}, {"labels", labels}}},
+        {"spec", {{"containers", {{{"name", "c1"}, {"image", "nginx"}}}}}}};
   }
 
   FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
@@ -74,7 +78,8 @@ TEST_F(RegistryTest, CreateErrorsLikeKubeApiserver) {
   auto inv = registry_->Create(*pods_, "default", bad, {});
   ASSERT_FALSE(inv.ok());
   EXPECT_EQ(inv.status().code(), StatusCode::kInvalid);
-  EXPECT_NE(inv.status().message().find("spec.containers: Required value"), std::string::npos)
+  EXPECT_NE(inv.status().message().find("spec.containers: Required value"),
+            std::string::npos)
       << inv.status().message();
   EXPECT_FALSE(registry_->Get(*pods_, "default", "nocontainers").ok());
 }
@@ -98,13 +103,16 @@ TEST_F(RegistryTest, UpdateWithStaleResourceVersionConflicts) {
   v2["metadata"]["labels"]["a"] = "b";
   auto u = registry_->Update(*pods_, "default", "hello", "", v2, {});
   ASSERT_TRUE(u.ok()) << u.status().ToString();
-  EXPECT_NE(u->object["metadata"]["resourceVersion"], v1["metadata"]["resourceVersion"]);
+  EXPECT_NE(u->object["metadata"]["resourceVersion"],
+            v1["metadata"]["resourceVersion"]);
   auto stale = registry_->Update(*pods_, "default", "hello", "", v2, {});
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
-  EXPECT_EQ(stale.status().message(),
-            "Operation cannot be fulfilled on pods \"hello\": the object has been "
-            "modified; please apply your changes to the latest version and try again");
+  EXPECT_EQ(
+      stale.status().message(),
+      "Operation cannot be fulfilled on pods \"hello\": the object has been "
+      "modified; please apply your changes to the latest version and try "
+      "again");
 }
 
 TEST_F(RegistryTest, StrategicMergePatchOfContainers) {
@@ -121,9 +129,12 @@ TEST_F(RegistryTest, StrategicMergePatchOfContainers) {
 
 TEST_F(RegistryTest, ListWithSelectorsAndPages) {
   for (int i = 0; i < 5; ++i)
-    ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p" + std::to_string(i),
-                                                         {{"app", i % 2 ? "odd" : "even"}}),
-                                  {}).ok());
+    ASSERT_TRUE(registry_
+                    ->Create(*pods_, "default",
+                             Pod("p" + std::to_string(i),
+                                 {{"app", i % 2 ? "odd" : "even"}}),
+                             {})
+                    .ok());
   ListOptions lo;
   lo.label_selector = "app=even";
   auto l = registry_->List(*pods_, "default", lo);
@@ -201,7 +212,8 @@ TEST_F(RegistryTest, GracefulDeleteThenFinalDelete) {
   auto d2 = registry_->Delete(*pods_, "default", "g", now);
   ASSERT_TRUE(d2.ok());
   EXPECT_TRUE(d2->deleted);
-  EXPECT_EQ(registry_->Get(*pods_, "default", "g").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry_->Get(*pods_, "default", "g").status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST_F(RegistryTest, FinalizersHoldTheObjectUntilRemoved) {
@@ -213,20 +225,22 @@ TEST_F(RegistryTest, FinalizersHoldTheObjectUntilRemoved) {
   auto d = registry_->Delete(*pods_, "default", "f", now);
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d->deleted);
-  auto cleared = registry_->GuaranteedUpdate(
-      *pods_, "default", "f", "",
-      [](json& o) {
-        o["metadata"]["finalizers"] = json::array();
-        return Status::Ok();
-      },
-      {});
+  auto cleared = registry_->GuaranteedUpdate(*pods_, "default", "f", "",
+                                             [](json& o) {
+                                               o["metadata"]["finalizers"] =
+                                                   json::array();
+                                               return Status::Ok();
+                                             },
+                                             {});
   ASSERT_TRUE(cleared.ok()) << cleared.status().ToString();
-  EXPECT_EQ(registry_->Get(*pods_, "default", "f").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry_->Get(*pods_, "default", "f").status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST_F(RegistryTest, BindSetsNodeOnce) {
   ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("b"), {}).ok());
-  json binding = {{"metadata", {{"name", "b"}}}, {"target", {{"kind", "Node"}, {"name", "worker-2"}}}};
+  json binding = {{"metadata", {{"name", "b"}}},
+                  {"target", {{"kind", "Node"}, {"name", "worker-2"}}}};
   ASSERT_TRUE(registry_->Bind("default", "b", binding, {}).ok());
   auto pod = registry_->Get(*pods_, "default", "b");
   EXPECT_EQ(pod->at("spec").at("nodeName"), "worker-2");
@@ -250,7 +264,8 @@ TEST_F(RegistryTest, StrictFieldValidationRejectsUnknownFields) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
   EXPECT_EQ(r.status().message(),
-            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: "
+            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding "
+            "error: "
             "unknown field \"spec.bogus\"");
   std::vector<std::string> warnings;
   WriteOptions warn;
@@ -267,7 +282,10 @@ namespace kmock::registry {
 namespace {
 
 TEST_F(RegistryTest, NamespaceDeletionWaitsForTheFinalizeSubresource) {
-  ASSERT_TRUE(registry_->Create(*namespaces_, "", json{{"metadata", {{"name", "lab"}}}}, {}).ok());
+  ASSERT_TRUE(
+      registry_
+          ->Create(*namespaces_, "", json{{"metadata", {{"name", "lab"}}}}, {})
+          .ok());
   auto d = registry_->Delete(*namespaces_, "", "lab", {});
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_FALSE(d->deleted);
@@ -277,23 +295,26 @@ TEST_F(RegistryTest, NamespaceDeletionWaitsForTheFinalizeSubresource) {
   auto in = registry_->Create(*pods_, "lab", Pod("late"), {});
   ASSERT_FALSE(in.ok());
   EXPECT_EQ(in.status().code(), StatusCode::kForbidden);
-  EXPECT_EQ(in.status().message(),
-            "pods \"late\" is forbidden: unable to create new content in namespace "
-            "lab because it is being terminated");
+  EXPECT_EQ(
+      in.status().message(),
+      "pods \"late\" is forbidden: unable to create new content in namespace "
+      "lab because it is being terminated");
 
   json ns = d->object;
   ns["spec"]["finalizers"] = json::array();
   auto fin = registry_->Update(*namespaces_, "", "lab", "finalize", ns, {});
   ASSERT_TRUE(fin.ok()) << fin.status().ToString();
-  EXPECT_EQ(registry_->Get(*namespaces_, "", "lab").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(registry_->Get(*namespaces_, "", "lab").status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST_F(RegistryTest, SystemNamespacesCannotBeDeleted) {
   auto d = registry_->Delete(*namespaces_, "", "default", {});
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), StatusCode::kForbidden);
-  EXPECT_EQ(d.status().message(),
-            "namespaces \"default\" is forbidden: this namespace may not be deleted");
+  EXPECT_EQ(
+      d.status().message(),
+      "namespaces \"default\" is forbidden: this namespace may not be deleted");
   EXPECT_TRUE(registry_->Get(*namespaces_, "", "default").ok());
 }
 
@@ -324,20 +345,25 @@ TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
   EXPECT_EQ((*sc)["spec"]["replicas"], 2);
   EXPECT_EQ((*sc)["status"]["selector"], "app=web");
 
-  auto p = registry_->Patch(scalable, "default", "web", "scale", PatchType::kMergePatch,
+  auto p = registry_->Patch(scalable, "default", "web", "scale",
+                            PatchType::kMergePatch,
                             R"({"spec":{"replicas":5}})", {});
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->object["spec"]["replicas"], 5);
-  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"], 5);
+  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"],
+            5);
 
-  auto neg = registry_->Patch(scalable, "default", "web", "scale", PatchType::kMergePatch,
+  auto neg = registry_->Patch(scalable, "default", "web", "scale",
+                              PatchType::kMergePatch,
                               R"({"spec":{"replicas":-1}})", {});
   ASSERT_FALSE(neg.ok());
   EXPECT_EQ(neg.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(neg.status().message(),
-            "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must "
+            "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid "
+            "value: -1: must "
             "be greater than or equal to 0");
-  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"], 5);
+  EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"],
+            5);
   EXPECT_EQ(registry_->Get(*pods_, "default", "x", "scale").status().code(),
             StatusCode::kNotFound);
 }
@@ -350,7 +376,9 @@ namespace {
 
 TEST_F(RegistryTest, CompactedContinueTokenGets410WithAnInconsistentToken) {
   for (int i = 0; i < 3; ++i)
-    ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("c" + std::to_string(i)), {}).ok());
+    ASSERT_TRUE(
+        registry_->Create(*pods_, "default", Pod("c" + std::to_string(i)), {})
+            .ok());
   ListOptions page;
   page.limit = 1;
   auto p1 = registry_->List(*pods_, "default", page);
@@ -361,7 +389,9 @@ TEST_F(RegistryTest, CompactedContinueTokenGets410WithAnInconsistentToken) {
   auto p2 = registry_->List(*pods_, "default", page);
   ASSERT_FALSE(p2.ok());
   EXPECT_EQ(p2.status().code(), StatusCode::kExpired);
-  EXPECT_EQ(p2.status().message().rfind("The provided continue parameter is too old", 0), 0u);
+  EXPECT_EQ(p2.status().message().rfind(
+                "The provided continue parameter is too old", 0),
+            0u);
   ASSERT_FALSE(p2.status().list_continue().empty());
   // The offered token continues after c0 at the newest revision.
   page.continue_token = p2.status().list_continue();
@@ -382,14 +412,16 @@ namespace {
 // managedFields: an applier's entry survives another manager's status write,
 // and a second applier that changes an owned field conflicts.
 TEST_F(RegistryTest, ServerSideApplyOwnershipSurvivesStatusWrites) {
-  const api::ResourceInfo* deploys = api::Catalog::Get().Find("apps", "v1", "deployments");
+  const api::ResourceInfo* deploys =
+      api::Catalog::Get().Find("apps", "v1", "deployments");
   ASSERT_NE(deploys, nullptr);
   const std::string manifest = R"({"apiVersion":"apps/v1","kind":"Deployment",
     "metadata":{"name":"ssa"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"ssa"}},
     "template":{"metadata":{"labels":{"app":"ssa"}},"spec":{"containers":[{"name":"nginx","image":"nginx"}]}}}})";
   WriteOptions kubectl;
   kubectl.field_manager = "kubectl";
-  auto created = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, manifest, kubectl);
+  auto created = registry_->Patch(*deploys, "default", "ssa", "",
+                                  PatchType::kApply, manifest, kubectl);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_TRUE(created->created);
 
@@ -406,20 +438,25 @@ TEST_F(RegistryTest, ServerSideApplyOwnershipSurvivesStatusWrites) {
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   std::vector<std::string> managers;
   for (const auto& m : (*st)["metadata"]["managedFields"])
-    managers.push_back(m["manager"].get<std::string>() + "/" + m["operation"].get<std::string>());
-  EXPECT_EQ(managers, (std::vector<std::string>{"kubectl/Apply", "kube-controller-manager/Update"}));
+    managers.push_back(m["manager"].get<std::string>() + "/" +
+                       m["operation"].get<std::string>());
+  EXPECT_EQ(managers, (std::vector<std::string>{
+                          "kubectl/Apply", "kube-controller-manager/Update"}));
 
   std::string four = manifest;
   four.replace(four.find("\"replicas\":2"), 12, "\"replicas\":4");
   WriteOptions other;
   other.field_manager = "other";
-  auto conflict = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, four, other);
+  auto conflict = registry_->Patch(*deploys, "default", "ssa", "",
+                                   PatchType::kApply, four, other);
   ASSERT_FALSE(conflict.ok());
   EXPECT_EQ(conflict.status().code(), StatusCode::kConflict);
   EXPECT_EQ(conflict.status().message(),
-            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas");
+            "Apply failed with 1 conflict: conflict with \"kubectl\": "
+            ".spec.replicas");
   other.force = true;
-  auto forced = registry_->Patch(*deploys, "default", "ssa", "", PatchType::kApply, four, other);
+  auto forced = registry_->Patch(*deploys, "default", "ssa", "",
+                                 PatchType::kApply, four, other);
   ASSERT_TRUE(forced.ok()) << forced.status().ToString();
   EXPECT_EQ(forced->object["spec"]["replicas"], 4);
 }

@@ -51,14 +51,17 @@ json ScaleOf(const api::ResourceInfo& res, const json& obj) {
   const api::ScaleSubresource& sc = *res.scale;
   json meta = json::object();
   if (auto m = obj.find("metadata"); m != obj.end() && m->is_object())
-    for (const char* f : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
+    for (const char* f :
+         {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
       if (auto it = m->find(f); it != m->end()) meta[f] = *it;
   json spec = json::object();
-  if (int64_t r = IntAt(obj, sc.spec_replicas_path); r != 0) spec["replicas"] = r;
+  if (int64_t r = IntAt(obj, sc.spec_replicas_path); r != 0)
+    spec["replicas"] = r;
   json status = {{"replicas", IntAt(obj, sc.status_replicas_path)}};
   if (const json* sel = At(obj, sc.selector_path)) {
     auto parsed = LabelSelector::FromJson(*sel);
-    if (parsed.ok() && !parsed->ToString().empty()) status["selector"] = parsed->ToString();
+    if (parsed.ok() && !parsed->ToString().empty())
+      status["selector"] = parsed->ToString();
   }
   return {{"kind", "Scale"},
           {"apiVersion", "autoscaling/v1"},
@@ -78,7 +81,8 @@ Status ValidateScale(const json& scale) {
   }
   if (errs.empty()) return Status::Ok();
   std::string name;
-  if (const json* n = At(scale, "metadata.name"); n && n->is_string()) name = *n;
+  if (const json* n = At(scale, "metadata.name"); n && n->is_string())
+    name = *n;
   return errs.ToStatus("Scale", "autoscaling", "scale", name);
 }
 

@@ -70,7 +70,9 @@ class Lexer {
 bool ValidLabelValue(const std::string& v) {
   if (v.size() > 63) return false;
   if (v.empty()) return true;
-  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  auto alnum = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+  };
   if (!alnum(v.front()) || !alnum(v.back())) return false;
   for (char c : v)
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
@@ -79,24 +81,32 @@ bool ValidLabelValue(const std::string& v) {
 
 Status CheckValue(const std::string& v) {
   if (!ValidLabelValue(v))
-    return ParseError("unable to parse requirement: values[0]: Invalid value: \"" + v +
-                      "\": a valid label must be an empty string or consist of "
-                      "alphanumeric characters, '-', '_' or '.', and must start and "
-                      "end with an alphanumeric character (e.g. 'MyValue',  or "
-                      "'my_value',  or '12345', regex used for validation is "
-                      "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+    return ParseError(
+        "unable to parse requirement: values[0]: Invalid value: \"" + v +
+        "\": a valid label must be an empty string or consist of "
+        "alphanumeric characters, '-', '_' or '.', and must start and "
+        "end with an alphanumeric character (e.g. 'MyValue',  or "
+        "'my_value',  or '12345', regex used for validation is "
+        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
   return Status::Ok();
 }
 
 const char* OpString(LabelSelector::Op op) {
   switch (op) {
-    case LabelSelector::Op::kEquals: return "=";
-    case LabelSelector::Op::kNotEquals: return "!=";
-    case LabelSelector::Op::kIn: return " in ";
-    case LabelSelector::Op::kNotIn: return " notin ";
-    case LabelSelector::Op::kGt: return ">";
-    case LabelSelector::Op::kLt: return "<";
-    default: return "";
+    case LabelSelector::Op::kEquals:
+      return "=";
+    case LabelSelector::Op::kNotEquals:
+      return "!=";
+    case LabelSelector::Op::kIn:
+      return " in ";
+    case LabelSelector::Op::kNotIn:
+      return " notin ";
+    case LabelSelector::Op::kGt:
+      return ">";
+    case LabelSelector::Op::kLt:
+      return "<";
+    default:
+      return "";
   }
 }
 
@@ -112,7 +122,8 @@ Result<LabelSelector> LabelSelector::Parse(const std::string& text) {
       r.key = lx.Ident();
       if (r.key.empty())
         return ParseError("unable to parse requirement: found '" +
-                          std::string(1, lx.Peek()) + "', expected: identifier");
+                          std::string(1, lx.Peek()) +
+                          "', expected: identifier");
       r.op = Op::kDoesNotExist;
     } else {
       r.key = lx.Ident();
@@ -152,7 +163,8 @@ Result<LabelSelector> LabelSelector::Parse(const std::string& text) {
           if (lx.Consume(")")) break;
           if (!lx.Consume(","))
             return ParseError("unable to parse requirement: found '" +
-                              std::string(1, lx.Peek()) + "', expected: ',', ')'");
+                              std::string(1, lx.Peek()) +
+                              "', expected: ',', ')'");
         }
       } else if (r.op == Op::kEquals || r.op == Op::kNotEquals) {
         std::string v = lx.Ident();
@@ -163,15 +175,17 @@ Result<LabelSelector> LabelSelector::Parse(const std::string& text) {
         char* end = nullptr;
         std::strtoll(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0')
-          return ParseError("unable to parse requirement: for 'Gt', 'Lt' operators, "
-                            "the value must be an integer");
+          return ParseError(
+              "unable to parse requirement: for 'Gt', 'Lt' operators, "
+              "the value must be an integer");
         r.values.push_back(v);
       }
     }
     sel.reqs_.push_back(std::move(r));
     if (lx.AtEnd()) break;
     if (!lx.Consume(","))
-      return ParseError("found '" + std::string(1, lx.Peek()) + "', expected: ',' or 'end of string'");
+      return ParseError("found '" + std::string(1, lx.Peek()) +
+                        "', expected: ',' or 'end of string'");
   }
   return sel;
 }
@@ -183,22 +197,30 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
     return sel;
   }
   if (!selector.is_object()) return ParseError("invalid label selector");
-  if (auto it = selector.find("matchLabels"); it != selector.end() && it->is_object()) {
+  if (auto it = selector.find("matchLabels");
+      it != selector.end() && it->is_object()) {
     for (auto& [k, v] : it->items()) {
       if (!v.is_string()) return ParseError("invalid label selector value");
       sel.reqs_.push_back({k, Op::kEquals, {v.get<std::string>()}});
     }
   }
-  if (auto it = selector.find("matchExpressions"); it != selector.end() && it->is_array()) {
+  if (auto it = selector.find("matchExpressions");
+      it != selector.end() && it->is_array()) {
     for (const auto& e : *it) {
       Requirement r;
       r.key = e.value("key", "");
       std::string op = e.value("operator", "");
-      if (op == "In") r.op = Op::kIn;
-      else if (op == "NotIn") r.op = Op::kNotIn;
-      else if (op == "Exists") r.op = Op::kExists;
-      else if (op == "DoesNotExist") r.op = Op::kDoesNotExist;
-      else return ParseError("\"" + op + "\" is not a valid label selector operator");
+      if (op == "In")
+        r.op = Op::kIn;
+      else if (op == "NotIn")
+        r.op = Op::kNotIn;
+      else if (op == "Exists")
+        r.op = Op::kExists;
+      else if (op == "DoesNotExist")
+        r.op = Op::kDoesNotExist;
+      else
+        return ParseError("\"" + op +
+                          "\" is not a valid label selector operator");
       if (auto v = e.find("values"); v != e.end() && v->is_array())
         for (const auto& s : *v)
           if (s.is_string()) r.values.push_back(s.get<std::string>());
@@ -264,7 +286,8 @@ std::string LabelSelector::ToString() const {
     out += OpString(r.op);
     if (r.op == Op::kIn || r.op == Op::kNotIn) {
       out += "(";
-      for (size_t i = 0; i < r.values.size(); ++i) out += (i ? "," : "") + r.values[i];
+      for (size_t i = 0; i < r.values.size(); ++i)
+        out += (i ? "," : "") + r.values[i];
       out += ")";
     } else {
       out += r.values.empty() ? "" : r.values[0];
@@ -323,8 +346,8 @@ Result<FieldSelector> FieldSelector::Parse(const std::string& text) {
       }
     }
     if (op == std::string::npos)
-      return ParseError("invalid selector: '" + text +
-                        "'; can't understand '" + p + "'");
+      return ParseError("invalid selector: '" + text + "'; can't understand '" +
+                        p + "'");
     r.field = p.substr(0, op);
     while (!r.field.empty() && IsSpace(r.field.back())) r.field.pop_back();
     while (!r.field.empty() && IsSpace(r.field.front())) r.field.erase(0, 1);
@@ -343,7 +366,8 @@ bool FieldSelector::Matches(
   return true;
 }
 
-const std::string* FieldSelector::RequiredValue(const std::string& field) const {
+const std::string* FieldSelector::RequiredValue(
+    const std::string& field) const {
   for (const auto& r : reqs_)
     if (r.equals && r.field == field) return &r.value;
   return nullptr;

@@ -12,10 +12,9 @@
 #define KMOCK_REGISTRY_SELECTORS_H_
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -23,7 +22,16 @@ namespace kmock::registry {
 
 class LabelSelector {
  public:
-  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
+  enum class Op {
+    kEquals,
+    kNotEquals,
+    kIn,
+    kNotIn,
+    kExists,
+    kDoesNotExist,
+    kGt,
+    kLt
+  };
   struct Requirement {
     std::string key;
     Op op;
@@ -41,7 +49,8 @@ class LabelSelector {
   // labels: the object's metadata.labels (null or an object).
   bool Matches(const nlohmann::json& labels) const;
   const std::vector<Requirement>& requirements() const { return reqs_; }
-  // The canonical string form, as kubectl shows selectors: "app=web,tier in (a,b)".
+  // The canonical string form, as kubectl shows selectors: "app=web,tier in
+  // (a,b)".
   std::string ToString() const;
 
  private:
@@ -63,7 +72,8 @@ class FieldSelector {
   const std::vector<Requirement>& requirements() const { return reqs_; }
   // value_of(field) gives the object's value of a field (already checked to
   // be selectable).
-  bool Matches(const std::function<std::string(const std::string&)>& value_of) const;
+  bool Matches(
+      const std::function<std::string(const std::string&)>& value_of) const;
   // The value required by "field=value" if present (for index lookups).
   const std::string* RequiredValue(const std::string& field) const;
 

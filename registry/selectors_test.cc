@@ -8,13 +8,16 @@ namespace {
 using nlohmann::json;
 
 TEST(LabelSelectorTest, EqualityAndSetBased) {
-  auto s = LabelSelector::Parse("app=web, tier!=db,env in (prod,qa),!legacy,team");
+  auto s =
+      LabelSelector::Parse("app=web, tier!=db,env in (prod,qa),!legacy,team");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_TRUE(s->Matches(json{{"app", "web"}, {"env", "qa"}, {"team", "x"}}));
   EXPECT_FALSE(s->Matches(json{{"app", "web"}, {"env", "dev"}, {"team", "x"}}));
-  EXPECT_FALSE(s->Matches(json{{"app", "web"}, {"env", "qa"}, {"team", "x"}, {"legacy", "1"}}));
+  EXPECT_FALSE(s->Matches(
+      json{{"app", "web"}, {"env", "qa"}, {"team", "x"}, {"legacy", "1"}}));
   EXPECT_FALSE(s->Matches(json{{"app", "web"}, {"env", "qa"}}));
-  EXPECT_FALSE(s->Matches(json{{"app", "web"}, {"env", "qa"}, {"team", "x"}, {"tier", "db"}}));
+  EXPECT_FALSE(s->Matches(
+      json{{"app", "web"}, {"env", "qa"}, {"team", "x"}, {"tier", "db"}}));
   EXPECT_EQ(s->ToString(), "app=web,tier!=db,env in (prod,qa),!legacy,team");
 }
 
@@ -41,7 +44,8 @@ TEST(LabelSelectorTest, GreaterAndLess) {
 }
 
 TEST(LabelSelectorTest, RejectsBadSyntaxAsBadRequest) {
-  for (const char* bad : {"app=", "=x", "env in prod", "env in (a b)", "a=b=c", "app==web!"}) {
+  for (const char* bad :
+       {"app=", "=x", "env in prod", "env in (a b)", "a=b=c", "app==web!"}) {
     auto s = LabelSelector::Parse(bad);
     if (std::string(bad) == "app=") {
       // "app=" is an empty value, which kube accepts.
@@ -71,7 +75,8 @@ TEST(FieldSelectorTest, ParsesAndMatches) {
   ASSERT_TRUE(s.ok());
   ASSERT_EQ(s->requirements().size(), 2u);
   auto values = [](const std::string& f) {
-    return f == "spec.nodeName" ? std::string("worker-1") : std::string("Pending");
+    return f == "spec.nodeName" ? std::string("worker-1")
+                                : std::string("Pending");
   };
   EXPECT_TRUE(s->Matches(values));
   EXPECT_EQ(*s->RequiredValue("spec.nodeName"), "worker-1");

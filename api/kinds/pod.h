@@ -30,6 +30,10 @@ std::vector<SelectableField> PodSelectableFields();
 // schedulerName, terminationGracePeriodSeconds, securityContext,
 // enableServiceLinks, per-container and per-volume defaults.
 void DefaultPod(json& pod);
+
+// The JSON names of a volume's sources (hostPath, emptyDir, ...), read from
+// the schema's VolumeSource type so they never drift from it.
+const std::vector<std::string>& VolumeSourceNames();
 // Create-time admission: serviceAccountName "default", the
 // kube-api-access-<suffix> projected token volume and its mounts (unless
 // automountServiceAccountToken is false), the not-ready/unreachable

@@ -7,6 +7,7 @@
 #include "api/kinds/pod.h"
 #include "api/kinds/quantity.h"
 #include "api/kinds/util.h"
+#include "api/schema.h"
 
 namespace kmock::api::kinds {
 
@@ -122,41 +123,10 @@ void DefaultItemsFieldRefs(json& items) {
   }
 }
 
-const char* const kVolumeSources[] = {"hostPath",
-                                      "emptyDir",
-                                      "gcePersistentDisk",
-                                      "awsElasticBlockStore",
-                                      "gitRepo",
-                                      "secret",
-                                      "nfs",
-                                      "iscsi",
-                                      "glusterfs",
-                                      "persistentVolumeClaim",
-                                      "rbd",
-                                      "flexVolume",
-                                      "cinder",
-                                      "cephfs",
-                                      "flocker",
-                                      "downwardAPI",
-                                      "fc",
-                                      "azureFile",
-                                      "configMap",
-                                      "vsphereVolume",
-                                      "quobyte",
-                                      "azureDisk",
-                                      "photonPersistentDisk",
-                                      "projected",
-                                      "portworxVolume",
-                                      "scaleIO",
-                                      "storageos",
-                                      "csi",
-                                      "ephemeral",
-                                      "image"};
-
 void DefaultVolume(json& v) {
   if (!v.is_object()) return;
   bool has_source = false;
-  for (const char* s : kVolumeSources) has_source |= v.contains(s);
+  for (const std::string& s : VolumeSourceNames()) has_source |= v.contains(s);
   if (!has_source) v["emptyDir"] = json::object();
   for (const char* s : {"secret", "configMap", "downwardAPI", "projected"}) {
     if (v.contains(s) && v[s].is_object())
@@ -372,6 +342,17 @@ std::string PodQosClass(const json& pod) {
   }
   if (!any) return "BestEffort";
   return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+const std::vector<std::string>& VolumeSourceNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    if (const Type* t = Schema::Get().Find("io.k8s.api.core.v1.VolumeSource"))
+      for (const Field& f : t->fields)
+        if (!f.name.empty()) names.push_back(f.name);
+    return names;
+  }();
+  return kNames;
 }
 
 }  // namespace kmock::api::kinds

@@ -11,37 +11,6 @@ namespace kmock::api::kinds {
 
 namespace {
 
-const char* const kVolumeSourceKeys[] = {"hostPath",
-                                         "emptyDir",
-                                         "gcePersistentDisk",
-                                         "awsElasticBlockStore",
-                                         "gitRepo",
-                                         "secret",
-                                         "nfs",
-                                         "iscsi",
-                                         "glusterfs",
-                                         "persistentVolumeClaim",
-                                         "rbd",
-                                         "flexVolume",
-                                         "cinder",
-                                         "cephfs",
-                                         "flocker",
-                                         "downwardAPI",
-                                         "fc",
-                                         "azureFile",
-                                         "configMap",
-                                         "vsphereVolume",
-                                         "quobyte",
-                                         "azureDisk",
-                                         "photonPersistentDisk",
-                                         "projected",
-                                         "portworxVolume",
-                                         "scaleIO",
-                                         "storageos",
-                                         "csi",
-                                         "ephemeral",
-                                         "image"};
-
 std::set<std::string> ValidateVolumes(const json& pod, FieldErrors* errs) {
   std::set<std::string> names;
   const json& volumes = Array(pod, {"spec", "volumes"});
@@ -49,7 +18,7 @@ std::set<std::string> ValidateVolumes(const json& pod, FieldErrors* errs) {
     const json& v = volumes[i];
     std::string path = "spec.volumes[" + std::to_string(i) + "]";
     int sources = 0;
-    for (const char* s : kVolumeSourceKeys) {
+    for (const std::string& s : VolumeSourceNames()) {
       if (v.is_object() && v.contains(s) && !v[s].is_null()) ++sources;
     }
     if (sources == 0) {

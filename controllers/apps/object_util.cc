@@ -101,4 +101,18 @@ bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now) {
   return *since + std::chrono::seconds(min_ready_seconds) < now;
 }
 
+std::optional<std::string> ControllerOwnerKey(
+    const json& obj, const std::string& kind,
+    const std::function<std::shared_ptr<const json>(const std::string&)>&
+        lookup) {
+  auto ref = ControllerRefOf(obj);
+  if (!ref || ref->value("kind", "") != kind ||
+      ref->value("apiVersion", "").rfind("apps/", 0) != 0)
+    return std::nullopt;
+  std::string key = NamespaceOf(obj) + "/" + ref->value("name", "");
+  auto owner = lookup(key);
+  if (!owner || UidOf(*owner) != ref->value("uid", "")) return std::nullopt;
+  return key;
+}
+
 }  // namespace kmock::controllers::apps

@@ -8,7 +8,9 @@
 #define KMOCK_CONTROLLERS_APPS_OBJECT_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +20,14 @@
 namespace kmock::controllers::apps {
 
 using nlohmann::json;
+
+// The "namespace/name" key of obj's controller of the given apps/v1 kind
+// when `lookup(key)` finds that owner with the referenced uid; nullopt
+// otherwise (no controller, another kind, or a stale reference).
+std::optional<std::string> ControllerOwnerKey(
+    const json& obj, const std::string& kind,
+    const std::function<std::shared_ptr<const json>(const std::string&)>&
+        lookup);
 
 // The integer at `path`, or `def` when absent or not a number.
 int64_t IntAt(const json& obj, std::initializer_list<const char*> path,

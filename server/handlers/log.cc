@@ -42,7 +42,8 @@ Result<std::string> PickContainer(const json& pod, const std::string& asked) {
   std::string container = asked;
   if (container.empty()) {
     std::string annotated;
-    if (auto a = pod["metadata"].find("annotations"); a != pod["metadata"].end() && a->is_object())
+    if (auto a = pod["metadata"].find("annotations");
+        a != pod["metadata"].end() && a->is_object())
       annotated = a->value("kubectl.kubernetes.io/default-container", "");
     if (!annotated.empty()) {
       container = annotated;
@@ -51,15 +52,18 @@ Result<std::string> PickContainer(const json& pod, const std::string& asked) {
     } else {
       std::string msg = "a container name must be specified for pod " + name +
                         ", choose one of: " + Bracketed(main);
-      if (!init.empty()) msg += " or one of the init containers: " + Bracketed(init);
-      if (!eph.empty()) msg += " or one of the ephemeral containers: " + Bracketed(eph);
+      if (!init.empty())
+        msg += " or one of the init containers: " + Bracketed(init);
+      if (!eph.empty())
+        msg += " or one of the ephemeral containers: " + Bracketed(eph);
       return BadRequestError(msg);
     }
   }
   for (const auto* list : {&main, &init, &eph})
     for (const auto& c : *list)
       if (c == container) return container;
-  return BadRequestError("container " + container + " is not valid for pod " + name);
+  return BadRequestError("container " + container + " is not valid for pod " +
+                         name);
 }
 
 // What the kubelet answers for a container that has not started.
@@ -77,8 +81,8 @@ Status ContainerNotStarted(const json& pod, const std::string& container) {
       auto state = cs.find("state");
       if (state == cs.end() || !state->is_object()) continue;
       if (auto w = state->find("waiting"); w != state->end() && w->is_object())
-        return BadRequestError("container \"" + container + "\" in pod \"" + name +
-                               "\" is waiting to start: " +
+        return BadRequestError("container \"" + container + "\" in pod \"" +
+                               name + "\" is waiting to start: " +
                                w->value("reason", "ContainerCreating"));
       return Status::Ok();
     }
@@ -138,7 +142,8 @@ class FollowStream {
 }  // namespace
 
 void HandleLog(const RequestContext& ctx, httplib::Response& res) {
-  Result<json> pod = ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name);
+  Result<json> pod =
+      ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name);
   if (!pod.ok()) return WriteError(res, pod.status());
   Result<std::string> container =
       PickContainer(*pod, ctx.req->get_param_value("container"));
