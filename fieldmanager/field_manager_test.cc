@@ -408,5 +408,28 @@ TEST(ApplyTest, SetListsUnionAcrossAppliers) {
   EXPECT_EQ(r2->object["metadata"]["finalizers"], json::array({"a", "b"}));
 }
 
+// A status write takes only status fields: the spec's applier keeps
+// everything it owns (reset fields bound the writer, not the others).
+TEST(UpdateManagedFieldsTest, StatusWriteKeepsTheSpecAppliersEntry) {
+  auto applied = Apply(nullptr, ApplyConfig(2, "nginx:1"), Applier("m1", 0),
+                       S(), DeploymentType());
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  applied->object["status"] = json::object();  // as the registry stores it
+  json next = applied->object;
+  next["status"]["replicas"] = 2;
+  ManagerInfo ctrl = Updater("kube-controller-manager", 30);
+  ctrl.subresource = "status";
+  ctrl.reset_fields = DefaultResetFields("status", true);
+  auto r = UpdateManagedFields(applied->object, next, ctrl, S(), DeploymentType());
+  ASSERT_TRUE(r.ok());
+  const json& mf = (*r)["metadata"]["managedFields"];
+  ASSERT_EQ(mf.size(), 2u);
+  EXPECT_EQ(mf[0]["manager"], "m1");
+  EXPECT_EQ(mf[0]["fieldsV1"], applied->object["metadata"]["managedFields"][0]["fieldsV1"]);
+  EXPECT_EQ(mf[1]["manager"], "kube-controller-manager");
+  EXPECT_EQ(mf[1]["subresource"], "status");
+  EXPECT_EQ(mf[1]["fieldsV1"], json::parse(R"({"f:status":{"f:replicas":{}}})"));
+}
+
 }  // namespace
 }  // namespace kmock::fieldmanager
