@@ -4,43 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/go_quote.h"
+
 namespace kmock::api {
 
 namespace {
-
-// Go's strconv.Quote for the characters field values use.
-std::string GoQuote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out += "\"";
-  return out;
-}
 
 void Push(std::vector<StatusCause>* causes, const char* reason,
           const std::string& field, std::string message) {

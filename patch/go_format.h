@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/go_quote.h"
+
 namespace kmock::patch {
 
 // fmt's %v: strings bare, maps as "map[k1:v1 k2:v2]" with sorted keys,
@@ -30,8 +32,8 @@ std::string GoTypeName(const nlohmann::json& value);
 // "array", "string", "number", "bool" (null never fails to unmarshal).
 std::string GoJsonKind(const nlohmann::json& value);
 
-// strconv.Quote / %q for plain text.
-std::string GoQuote(std::string_view text);
+// Go's strconv.Quote (shared with api/ from common/).
+using ::kmock::GoQuote;
 
 }  // namespace kmock::patch
 
