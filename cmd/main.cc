@@ -103,6 +103,8 @@ int Serve(const cmd::ServeOptions& o) {
     return Fail("cannot set up certificates: " + pki.status().message());
 
   registry::Registry registry(storage->get(), &clock, &rng);
+  registry.set_watch_bookmark_interval(
+      std::chrono::milliseconds(o.watch_bookmark_interval_ms));
 
   // Controllers: the cluster's topology, then the loops (started below).
   controllers::ClusterSpec cluster = controllers::DefaultCluster();

@@ -131,6 +131,12 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t ms, ParseDurationMillis(v));
       o.compaction_interval_seconds = int(ms / 1000);
+    } else if (a == "--watch-bookmark-interval") {
+      KMOCK_ASSIGN_OR_RETURN(std::string v, next());
+      KMOCK_ASSIGN_OR_RETURN(o.watch_bookmark_interval_ms,
+                             ParseDurationMillis(v));
+      if (o.watch_bookmark_interval_ms < 10)
+        return FlagError("--watch-bookmark-interval must be at least 10ms");
     } else if (a == "--pace") {
       KMOCK_ASSIGN_OR_RETURN(o.pace, next());
       KMOCK_RETURN_IF_ERROR(ParseDurationMillis(o.pace).status());
@@ -194,6 +200,9 @@ Flags:
                             (default 3145728)
   --compaction-interval D   how often store history is compacted, keeping one
                             interval of history; 0 disables (default 5m)
+  --watch-bookmark-interval D
+                            how often an idle watch that allows bookmarks
+                            gets a BOOKMARK event (default 1m)
   -v, --verbose             log every request to stderr
   -h, --help                this text
 )";

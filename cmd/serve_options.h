@@ -25,6 +25,7 @@ struct ServeOptions {
   int threads = 512;
   int64_t max_request_bytes = 3 * 1024 * 1024;
   int compaction_interval_seconds = 300;
+  int64_t watch_bookmark_interval_ms = 60000;
   // Pace of the fake kubelets' steps, for classrooms: "instant" or a
   // duration per step such as "500ms", "2s".
   std::string pace = "instant";

@@ -16,10 +16,26 @@ TEST(ServeOptionsTest, Defaults) {
 }
 
 TEST(ServeOptionsTest, ParsesEveryFlag) {
-  auto o = ParseServeOptions(
-      {"--bind", "0.0.0.0", "--port=0", "--data-dir", "/tmp/x", "--kubeconfig",
-       "/tmp/kc", "--cluster", "c.yaml", "--in-memory", "--kubernetes-version",
-       "v1.30.2", "--seed", "7", "--pace", "500ms", "--threads", "64"});
+  auto o = ParseServeOptions({"--bind",
+                              "0.0.0.0",
+                              "--port=0",
+                              "--data-dir",
+                              "/tmp/x",
+                              "--kubeconfig",
+                              "/tmp/kc",
+                              "--cluster",
+                              "c.yaml",
+                              "--in-memory",
+                              "--kubernetes-version",
+                              "v1.30.2",
+                              "--seed",
+                              "7",
+                              "--pace",
+                              "500ms",
+                              "--threads",
+                              "64",
+                              "--watch-bookmark-interval",
+                              "250ms"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->bind, "0.0.0.0");
   EXPECT_EQ(o->port, 0);
@@ -31,6 +47,7 @@ TEST(ServeOptionsTest, ParsesEveryFlag) {
   EXPECT_EQ(*o->seed, 7u);
   EXPECT_EQ(o->pace, "500ms");
   EXPECT_EQ(o->threads, 64);
+  EXPECT_EQ(o->watch_bookmark_interval_ms, 250);
 }
 
 TEST(ServeOptionsTest, RejectsBadInput) {
@@ -39,6 +56,7 @@ TEST(ServeOptionsTest, RejectsBadInput) {
   EXPECT_FALSE(ParseServeOptions({"--nope"}).ok());
   EXPECT_FALSE(ParseServeOptions({"--kubernetes-version", "2.0"}).ok());
   EXPECT_FALSE(ParseServeOptions({"--pace", "fast"}).ok());
+  EXPECT_FALSE(ParseServeOptions({"--watch-bookmark-interval", "1ms"}).ok());
 }
 
 TEST(ServeOptionsTest, Durations) {

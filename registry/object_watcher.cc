@@ -11,9 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-// How often an idle watch with allowWatchBookmarks gets a BOOKMARK.
-constexpr std::chrono::seconds kBookmarkInterval{60};
-
 class StoreObjectWatcher : public ObjectWatcher {
  public:
   StoreObjectWatcher(Registry* registry, const api::ResourceInfo& res,
@@ -25,7 +22,8 @@ class StoreObjectWatcher : public ObjectWatcher {
         watcher_(std::move(watcher)),
         last_revision_(start_revision),
         bookmarks_(bookmarks),
-        next_bookmark_(registry->clock().Now() + kBookmarkInterval) {}
+        next_bookmark_(registry->clock().Now() +
+                       registry->watch_bookmark_interval()) {}
 
   void Queue(WatchEvent ev) { pending_.push_back(std::move(ev)); }
 
@@ -53,7 +51,7 @@ class StoreObjectWatcher : public ObjectWatcher {
     if (bookmarks_ && events.empty()) {
       TimePoint now = registry_->clock().Now();
       if (now >= next_bookmark_) {
-        next_bookmark_ = now + kBookmarkInterval;
+        next_bookmark_ = now + registry_->watch_bookmark_interval();
         out->push_back(Bookmark(last_revision_, false));
       }
     }

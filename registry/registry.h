@@ -169,6 +169,14 @@ class Registry {
   store::Storage* storage() { return storage_; }
   const Clock& clock() const { return *clock_; }
   Rng& rng() { return *rng_; }
+  // How often an idle watch with allowWatchBookmarks gets a BOOKMARK
+  // (kube-apiserver: about a minute). Set before serving.
+  void set_watch_bookmark_interval(std::chrono::milliseconds interval) {
+    watch_bookmark_interval_ = interval;
+  }
+  std::chrono::milliseconds watch_bookmark_interval() const {
+    return watch_bookmark_interval_;
+  }
 
   // When true, Delete honours propagationPolicy Orphan and Foreground by
   // adding the orphan / foregroundDeletion finalizers, which only a garbage
@@ -224,6 +232,7 @@ class Registry {
   store::Storage* storage_;
   const Clock* clock_;
   Rng* rng_;
+  std::chrono::milliseconds watch_bookmark_interval_{60000};
   std::atomic<bool> garbage_collection_{false};
   std::mutex allocators_mu_;
   std::map<const api::ResourceInfo*, std::unique_ptr<api::ResourceAllocator>>
