@@ -88,9 +88,10 @@ TEST(RocksFormatTest, EventRoundTrips) {
 }
 
 TEST(RocksFormatTest, HistoryKeysSortByKeyThenRevision) {
-  std::string_view key;
+  std::string_view key;  // points into raw, which must outlive it
   int64_t rev;
-  ASSERT_TRUE(ParseHistoryKey(HistoryKey("/a/b", 70000), &key, &rev));
+  const std::string raw = HistoryKey("/a/b", 70000);
+  ASSERT_TRUE(ParseHistoryKey(raw, &key, &rev));
   EXPECT_EQ(key, "/a/b");
   EXPECT_EQ(rev, 70000);
   EXPECT_FALSE(ParseHistoryKey("short", &key, &rev));

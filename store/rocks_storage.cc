@@ -112,6 +112,10 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   rocksdb::Options db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
+  // All memtables together stay under this; past it the largest is flushed.
+  // Bounds the store's memory under a burst of writes (RocksDB's default
+  // would let each family take 64 MB times its write-buffer count).
+  db_options.db_write_buffer_size = 32 << 20;
   std::string path = options_.path;
   if (env != nullptr) {
     db_options.env = env;

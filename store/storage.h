@@ -67,9 +67,9 @@ struct ListOptions {
 
 struct ListResult {
   std::vector<KeyValue> items;
-  int64_t revision = 0;  // the revision the list was read at
-  bool more = false;     // more keys after the last item (limit hit)
-  int64_t remaining = 0; // how many keys remain after the last item
+  int64_t revision = 0;   // the revision the list was read at
+  bool more = false;      // more keys after the last item (limit hit)
+  int64_t remaining = 0;  // how many keys remain after the last item
 };
 
 // A stream of events for keys under a prefix.
@@ -89,6 +89,11 @@ class Watcher {
                       std::vector<Event>* out) = 0;
   // Ends the watch; a blocked Next returns kServiceUnavailable. Idempotent.
   virtual void Stop() = 0;
+  // When nothing is queued: a revision through which every event under the
+  // prefix has already been returned by Next, even if the newest commits
+  // were under other prefixes (what a BOOKMARK may carry). 0 when events are
+  // waiting or the store cannot tell.
+  virtual int64_t IdleProgressRevision() { return 0; }
 };
 
 struct StorageOptions {
@@ -117,7 +122,8 @@ class Storage {
   virtual Result<ListResult> List(const ListOptions& options) = 0;
 
   // Creates key only if it is absent. Returns the stored KeyValue.
-  virtual Result<KeyValue> Create(const std::string& key, std::string value) = 0;
+  virtual Result<KeyValue> Create(const std::string& key,
+                                  std::string value) = 0;
   // Replaces the value if the key's mod_revision equals expected_mod_revision
   // (kConflict otherwise; kNotFound if absent). expected_mod_revision == 0
   // means unconditional (still kNotFound if absent). If the value is
@@ -151,7 +157,8 @@ class Storage {
 };
 
 // Opens (creating if needed) the RocksDB-backed store.
-Result<std::unique_ptr<Storage>> OpenRocksStorage(const StorageOptions& options);
+Result<std::unique_ptr<Storage>> OpenRocksStorage(
+    const StorageOptions& options);
 
 }  // namespace kmock::store
 

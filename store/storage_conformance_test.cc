@@ -201,8 +201,10 @@ TEST_P(StorageConformanceTest, ListPaginatesWithLimitAndStartKey) {
 TEST_P(StorageConformanceTest, StartKeyEndingInNulSkipsThatKeyAtOldRevisions) {
   for (char c = 'a'; c <= 'c'; ++c) Put(std::string("/p/") + c, "1");
   Put("/p/d", "1");
-  EXPECT_EQ(ListAt("/p/", 3, 2, std::string("/p/a\0", 5)), "/p/b=1@2 /p/c=1@3 @rev=3");
-  EXPECT_EQ(ListAt("/p/", 0, 2, std::string("/p/a\0", 5)), "/p/b=1@2 /p/c=1@3 @rev=4 more=1");
+  EXPECT_EQ(ListAt("/p/", 3, 2, std::string("/p/a\0", 5)),
+            "/p/b=1@2 /p/c=1@3 @rev=3");
+  EXPECT_EQ(ListAt("/p/", 0, 2, std::string("/p/a\0", 5)),
+            "/p/b=1@2 /p/c=1@3 @rev=4 more=1");
 }
 
 TEST_P(StorageConformanceTest,
@@ -308,6 +310,20 @@ TEST_P(StorageConformanceTest, WatchFromNowSeesLaterEventsUnderPrefix) {
   std::vector<Event> events;
   ASSERT_TRUE((*w)->Next(milliseconds(0), &events).ok());
   EXPECT_TRUE(events.empty());
+}
+
+TEST_P(StorageConformanceTest, IdleProgressCoversCommitsUnderOtherPrefixes) {
+  Put("/w/a", "0");  // 1
+  auto w = store_->Watch("/w/", 0);
+  ASSERT_TRUE(w.ok());
+  Put("/w/a", "1");  // 2: queued, so no progress can be claimed yet
+  EXPECT_EQ((*w)->IdleProgressRevision(), 0);
+  EXPECT_EQ(Collect(w->get(), 1), "PUT /w/a=1@2 prev=0");
+  EXPECT_EQ((*w)->IdleProgressRevision(), 2);
+  Put("/other/x", "1");  // 3
+  Put("/other/y", "1");  // 4
+  // Nothing under /w/ happened through revision 4.
+  EXPECT_EQ((*w)->IdleProgressRevision(), 4);
 }
 
 TEST_P(StorageConformanceTest, DeleteEventCarriesLastValueAndRevisions) {

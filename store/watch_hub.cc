@@ -55,6 +55,11 @@ bool WatchQueue::ended() {
   return ended_;
 }
 
+bool WatchQueue::empty() {
+  std::lock_guard<std::mutex> l(mu_);
+  return queue_.empty();
+}
+
 Status WatchQueue::Next(std::chrono::milliseconds timeout,
                         std::vector<Event>* out) {
   std::deque<EventPtr> taken;
@@ -131,6 +136,14 @@ HubWatcher::HubWatcher(std::shared_ptr<WatchHub> hub,
     : hub_(std::move(hub)), queue_(std::move(queue)) {}
 
 HubWatcher::~HubWatcher() { Stop(); }
+
+int64_t HubWatcher::IdleProgressRevision() {
+  // Read the published revision first: Publish pushes to every queue before
+  // it moves the revision (both under the hub's lock), so an empty queue
+  // afterwards means every event up to it was handed out.
+  int64_t published = hub_->published_revision();
+  return queue_->empty() ? published : 0;
+}
 
 Status HubWatcher::Next(std::chrono::milliseconds timeout,
                         std::vector<Event>* out) {

@@ -51,6 +51,7 @@ class WatchQueue {
   // Ends the watch with `why` (first reason wins) and drops queued events.
   void End(Status why);
   bool ended();
+  bool empty();
 
   // Watcher::Next.
   Status Next(std::chrono::milliseconds timeout, std::vector<Event>* out);
@@ -107,6 +108,7 @@ class HubWatcher final : public Watcher {
   Status Next(std::chrono::milliseconds timeout,
               std::vector<Event>* out) override;
   void Stop() override;
+  int64_t IdleProgressRevision() override;
 
  private:
   std::shared_ptr<WatchHub> hub_;
