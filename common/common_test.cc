@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/status.h"
@@ -40,6 +42,18 @@ TEST(RngTest, SameSeedSameSequence) {
   EXPECT_EQ(s.size(), 5u);
   EXPECT_EQ(s.find_first_not_of("bcdfghjklmnpqrstvwxz2456789"),
             std::string::npos);
+}
+
+TEST(RngTest, SeedForStoreNeverRepeatsARestartsStream) {
+  // A fresh store keeps the seed, so a fresh run is reproducible.
+  EXPECT_EQ(SeedForStore(7, 0), 7u);
+  // Each later revision gives its own stream, deterministically.
+  EXPECT_EQ(SeedForStore(7, 120), SeedForStore(7, 120));
+  std::set<uint64_t> seeds = {7};
+  for (int64_t rev = 1; rev <= 1000; ++rev) seeds.insert(SeedForStore(7, rev));
+  EXPECT_EQ(seeds.size(), 1001u);
+  Rng first(SeedForStore(7, 0)), restarted(SeedForStore(7, 95));
+  EXPECT_NE(first.Uuid(), restarted.Uuid());
 }
 
 TEST(ResultTest, CarriesValueOrError) {

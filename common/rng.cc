@@ -2,6 +2,16 @@
 
 namespace kmock {
 
+uint64_t SeedForStore(uint64_t seed, int64_t revision) {
+  if (revision == 0) return seed;
+  // splitmix64's finaliser over the pair: neighbouring revisions give
+  // unrelated seeds.
+  uint64_t z = seed ^ (uint64_t(revision) * 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 uint64_t Rng::Next() {
   std::lock_guard<std::mutex> l(mu_);
   return engine_();

@@ -15,6 +15,11 @@
 
 namespace kmock {
 
+// The seed of a server's random source: `seed` itself on an empty store
+// (revision 0), so a fresh run is reproducible, and a different stream for
+// every later revision, so a restart never repeats what earlier runs issued.
+uint64_t SeedForStore(uint64_t seed, int64_t revision);
+
 class Rng {
  public:
   explicit Rng(uint64_t seed) : engine_(seed) {}

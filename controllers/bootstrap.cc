@@ -1,10 +1,10 @@
 #include "controllers/bootstrap.h"
 
-#include "api/kinds/service.h"
-
 #include <map>
 #include <set>
 
+#include "api/kinds/service.h"
+#include "common/json_view.h"
 #include "controllers/node_object.h"
 #include "controllers/system_pods.h"
 
@@ -99,9 +99,8 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
   for (const auto& p : (*list)["items"]) {
     std::string name = p["metadata"].value("name", "");
     names.insert(name);
-    std::string app =
-        p["metadata"].value("labels", json::object()).value("k8s-app", "");
-    std::string node = p.value("spec", json::object()).value("nodeName", "");
+    std::string app = ObjectAt(p["metadata"], "labels").value("k8s-app", "");
+    std::string node = ObjectAt(p, "spec").value("nodeName", "");
     if (app == kKubeProxyApp) proxy_on_node[node] = name;
     if (app == kCloudControllerApp) ccm = name;
   }

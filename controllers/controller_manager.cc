@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "common/json_view.h"
 #include "controllers/images.h"
 #include "controllers/lifecycle/stage.h"
 #include "controllers/system_pods.h"
@@ -86,8 +87,8 @@ Status ControllerManager::Start() {
   if (replicaset_controller_) replicaset_controller_->Start();
   if (deployment_controller_) deployment_controller_->Start();
   if (options_.garbage_collector) {
-    garbage_collector_ = std::make_unique<GarbageCollector>(registry_, clock_, rng_,
-                                                            options_.gc);
+    garbage_collector_ = std::make_unique<GarbageCollector>(registry_, clock_,
+                                                            rng_, options_.gc);
     garbage_collector_->Start();
   }
   if (options_.namespace_controller) {
@@ -117,9 +118,7 @@ Status ControllerManager::ClusterReady() const {
   if (!started_) return Status(StatusCode::kServiceUnavailable, "not started");
   for (const auto& key : system_pods_) {
     ObjectPtr pod = pods_->Get(key);
-    std::string phase =
-        pod ? pod->value("status", nlohmann::json::object()).value("phase", "")
-            : "";
+    std::string phase = pod ? ObjectAt(*pod, "status").value("phase", "") : "";
     if (phase != "Running") {
       return Status(StatusCode::kServiceUnavailable,
                     "pod " + key + " is not Running yet");

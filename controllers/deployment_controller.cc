@@ -1,6 +1,7 @@
 #include "controllers/deployment_controller.h"
 
 #include "api/kinds/workload_common.h"
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/deployment/conditions.h"
 #include "controllers/deployment/revision.h"
@@ -32,7 +33,7 @@ registry::WriteOptions ControllerWrite() {
 
 Result<registry::LabelSelector> SelectorOf(const json& obj) {
   return registry::LabelSelector::FromJson(
-      obj.value("spec", json::object()).value("selector", json()));
+      ValueAt(ObjectAt(obj, "spec"), "selector"));
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ void DeploymentController::OnReplicaSet(const json& rs) {
   }
   if (apps::ControllerRefOf(rs)) return;
   // An orphan: every deployment that would adopt it.
-  const json labels = rs["metadata"].value("labels", json::object());
+  const json& labels = ObjectAt(rs["metadata"], "labels");
   for (const auto& d : deployments_->List()) {
     if (NamespaceOf(*d) != NamespaceOf(rs)) continue;
     auto sel = SelectorOf(*d);
@@ -140,8 +141,7 @@ Status DeploymentController::Sync(const std::string& key) {
   ObjectPtr cached = deployments_->Get(key);
   if (!cached) return Status::Ok();
   json d = *cached;
-  const json selector =
-      d.value("spec", json::object()).value("selector", json());
+  const json selector = ValueAt(ObjectAt(d, "spec"), "selector");
   if (selector.is_object() && selector.empty()) {
     // A deployment selecting everything is left alone.
     (void)recorder_.Record(
@@ -178,7 +178,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
        replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(d))) {
     const json& rs = *p;
     bool matches =
-        !sel.Empty() && sel.Matches(rs["metadata"].value("labels", json()));
+        !sel.Empty() && sel.Matches(ValueAt(rs["metadata"], "labels"));
     auto ref = apps::ControllerRefOf(rs);
     std::string rs_uid = UidOf(rs);
     if (ref) {
@@ -193,7 +193,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
             if (UidOf(obj) != rs_uid) return NotFoundError("replaced");
             json& md = obj["metadata"];
             json kept = json::array();
-            for (const auto& r : md.value("ownerReferences", json::array())) {
+            for (const auto& r : ArrayAt(md, "ownerReferences")) {
               if (r.value("uid", "") != uid) kept.push_back(r);
             }
             if (kept.empty()) {
@@ -284,7 +284,7 @@ Result<DeploymentController::Sets> DeploymentController::SyncRevision(
 Result<json> DeploymentController::CreateNewReplicaSet(
     json* d, const std::vector<json>& old, const std::string& revision) {
   const json& spec = (*d)["spec"];
-  json tmpl = spec.value("template", json::object());
+  json tmpl = ObjectAt(spec, "template");
   std::optional<int32_t> collisions;
   if ((*d).contains("status") && (*d)["status"].contains("collisionCount")) {
     collisions = (*d)["status"]["collisionCount"].get<int32_t>();
@@ -293,7 +293,7 @@ Result<json> DeploymentController::CreateNewReplicaSet(
   json& labels = tmpl["metadata"]["labels"];
   if (!labels.is_object()) labels = json::object();
   labels[kPodTemplateHashLabel] = hash;
-  json selector = spec.value("selector", json::object());
+  json selector = ObjectAt(spec, "selector");
   if (!selector.contains("matchLabels") ||
       !selector["matchLabels"].is_object()) {
     selector["matchLabels"] = json::object();
@@ -332,8 +332,8 @@ Result<json> DeploymentController::CreateNewReplicaSet(
     if (!cur.ok()) return cur.status();
     auto ref = apps::ControllerRefOf(*cur);
     if (ref && ref->value("uid", "") == UidOf(*d) &&
-        EqualIgnoreHash(spec.value("template", json::object()),
-                        (*cur)["spec"].value("template", json::object()))) {
+        EqualIgnoreHash(ObjectAt(spec, "template"),
+                        ObjectAt((*cur)["spec"], "template"))) {
       created = *cur;
     } else {
       // A hash collision: try the next name on the next sync.
@@ -388,7 +388,7 @@ Status DeploymentController::WriteStatus(json* d) {
   int64_t generation = IntAt(*d, {"metadata", "generation"});
   std::string revision =
       apps::StrAt(*d, {"metadata", "annotations", kRevisionAnnotation});
-  const json status = d->value("status", json::object());
+  const json status = ObjectAt(*d, "status");
   auto r = registry_->GuaranteedUpdate(
       *res_.deployments, NamespaceOf(*d), NameOf(*d), "status",
       [&](json& obj) -> Status {
@@ -412,8 +412,7 @@ Status DeploymentController::WriteReplicaSet(json* rs) {
   std::string uid = UidOf(*rs);
   const json spec_replicas = (*rs)["spec"]["replicas"];
   const json min_ready = (*rs)["spec"].value("minReadySeconds", json(0));
-  const json annotations =
-      (*rs)["metadata"].value("annotations", json::object());
+  const json annotations = ObjectAt((*rs)["metadata"], "annotations");
   auto r = registry_->GuaranteedUpdate(
       *res_.replicasets, NamespaceOf(*rs), NameOf(*rs), "",
       [&](json& obj) -> Status {

@@ -2,6 +2,7 @@
 // proportional scaling, history cleanup and status.
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/deployment/conditions.h"
 #include "controllers/deployment/revision.h"
@@ -101,7 +102,7 @@ Status DeploymentController::SyncScale(json* d,
     KMOCK_RETURN_IF_ERROR(CleanupHistory(*d, sets.old));
   }
   json status = CalculateStatus(sets.All(), sets.new_rs, *d, clock_->Now());
-  if (status == d->value("status", json::object())) return Status::Ok();
+  if (status == ObjectAt(*d, "status")) return Status::Ok();
   (*d)["status"] = status;
   return WriteStatus(d);
 }
@@ -110,7 +111,7 @@ Status DeploymentController::SyncStatusOnly(json* d,
                                             const std::vector<json>& rs_list) {
   KMOCK_ASSIGN_OR_RETURN(Sets sets, SyncRevision(d, rs_list, false));
   json status = CalculateStatus(sets.All(), sets.new_rs, *d, clock_->Now());
-  if (status == d->value("status", json::object())) return Status::Ok();
+  if (status == ObjectAt(*d, "status")) return Status::Ok();
   (*d)["status"] = status;
   return WriteStatus(d);
 }
@@ -175,7 +176,7 @@ Status DeploymentController::RolloutRolling(json* d,
   if (scaled_up) return SyncRolloutStatus(d, sets);
   KMOCK_ASSIGN_OR_RETURN(bool scaled_down, ReconcileOldReplicaSets(*d, &sets));
   if (scaled_down) return SyncRolloutStatus(d, sets);
-  if (DeploymentComplete(*d, d->value("status", json::object()))) {
+  if (DeploymentComplete(*d, ObjectAt(*d, "status"))) {
     KMOCK_RETURN_IF_ERROR(CleanupHistory(*d, sets.old));
   }
   return SyncRolloutStatus(d, sets);
@@ -216,7 +217,7 @@ Status DeploymentController::RolloutRecreate(json* d,
   KMOCK_ASSIGN_OR_RETURN(bool scaled,
                          ScaleReplicaSet(&*sets.new_rs, Replicas(*d), *d));
   (void)scaled;
-  if (DeploymentComplete(*d, d->value("status", json::object()))) {
+  if (DeploymentComplete(*d, ObjectAt(*d, "status"))) {
     KMOCK_RETURN_IF_ERROR(CleanupHistory(*d, sets.old));
   }
   return SyncRolloutStatus(d, sets);
@@ -244,7 +245,7 @@ Status DeploymentController::CleanupHistory(const json& d,
 Status DeploymentController::SyncRolloutStatus(json* d, const Sets& sets) {
   TimePoint now = clock_->Now();
   json status = RolloutStatus(sets.All(), sets.new_rs, *d, now);
-  if (status == d->value("status", json::object())) {
+  if (status == ObjectAt(*d, "status")) {
     if (auto after = StuckRequeue(*d, status, now)) {
       if (after->count() == 0) {
         queue_.AddRateLimited(KeyOf(*d));

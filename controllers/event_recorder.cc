@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdio>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -13,7 +15,7 @@ std::atomic<int64_t> g_last_nanos{0};
 json BuildEvent(const json& involved, const EventSource& source,
                 const EventRecord& rec, TimePoint now,
                 const std::string& name) {
-  const json& md = involved.value("metadata", json::object());
+  const json& md = ObjectAt(involved, "metadata");
   std::string ns = md.value("namespace", "");
   json ref = {{"kind", involved.value("kind", "")},
               {"name", md.value("name", "")},
@@ -91,7 +93,7 @@ Status EventRecorder::Record(const json& involved, const EventRecord& rec,
                                                 : "system:kube-scheduler";
   wo.field_manager = source_.component;
   std::string object_name =
-      involved.value("metadata", json::object()).value("name", "object");
+      ObjectAt(involved, "metadata").value("name", "object");
   Status last;
   // A name can still collide with an event written by another process
   // sharing the store; take the next stamp and try again.

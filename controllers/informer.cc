@@ -2,10 +2,12 @@
 
 #include <cstdio>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers {
 
 std::string KeyOf(const json& obj) {
-  const json& md = obj.value("metadata", json::object());
+  const json& md = ObjectAt(obj, "metadata");
   std::string ns = md.value("namespace", "");
   std::string name = md.value("name", "");
   return ns.empty() ? name : ns + "/" + name;
@@ -83,10 +85,8 @@ std::vector<ObjectPtr> Informer::ByIndex(const std::string& index,
   if (idx == indexes_.end()) return out;
   auto keys = idx->second.find(value);
   if (keys == idx->second.end()) return out;
-  for (const auto& k : keys->second) {
-    auto it = items_.find(k);
-    if (it != items_.end()) out.push_back(it->second);
-  }
+  out.reserve(keys->second.size());
+  for (const auto& [k, obj] : keys->second) out.push_back(obj);
   return out;
 }
 
@@ -95,12 +95,13 @@ std::string Informer::LastResourceVersion() const {
   return last_rv_;
 }
 
-void Informer::IndexLocked(const std::string& key, const json& obj, bool add) {
+void Informer::IndexLocked(const std::string& key, const ObjectPtr& obj,
+                           bool add) {
   for (const auto& [name, fn] : index_fns_) {
-    for (const auto& v : fn(obj)) {
+    for (const auto& v : fn(*obj)) {
       auto& keys = indexes_[name][v];
       if (add) {
-        keys.insert(key);
+        keys[key] = obj;
       } else {
         keys.erase(key);
         if (keys.empty()) indexes_[name].erase(v);
@@ -117,12 +118,11 @@ void Informer::Upsert(ObjectPtr obj) {
     auto it = items_.find(key);
     if (it != items_.end()) {
       old = it->second;
-      IndexLocked(key, *old, false);
+      IndexLocked(key, old, false);
     }
     items_[key] = obj;
-    IndexLocked(key, *obj, true);
-    last_rv_ = obj->value("metadata", json::object())
-                   .value("resourceVersion", last_rv_);
+    IndexLocked(key, obj, true);
+    last_rv_ = ObjectAt(*obj, "metadata").value("resourceVersion", last_rv_);
   }
   for (const auto& h : handlers_) {
     if (old) {
@@ -141,7 +141,7 @@ void Informer::Remove(const json& obj) {
     auto it = items_.find(key);
     if (it != items_.end()) {
       old = it->second;
-      IndexLocked(key, *old, false);
+      IndexLocked(key, old, false);
       items_.erase(it);
     }
   }
@@ -156,8 +156,7 @@ Result<std::string> Informer::ListAndReplace() {
   lo.field_selector = options_.field_selector;
   KMOCK_ASSIGN_OR_RETURN(json list,
                          registry_->List(*resource_, options_.ns, lo));
-  std::string rv =
-      list.value("metadata", json::object()).value("resourceVersion", "");
+  std::string rv = ObjectAt(list, "metadata").value("resourceVersion", "");
   std::map<std::string, ObjectPtr> fresh;
   if (list.contains("items") && list["items"].is_array()) {
     for (auto& item : list["items"]) {
@@ -180,9 +179,8 @@ Result<std::string> Informer::ListAndReplace() {
   for (const auto& g : gone) Remove(*g);
   for (auto& [k, v] : fresh) {
     ObjectPtr cur = Get(k);
-    if (cur &&
-        cur->value("metadata", json::object()).value("resourceVersion", "") ==
-            v->value("metadata", json::object()).value("resourceVersion", "")) {
+    if (cur && ObjectAt(*cur, "metadata").value("resourceVersion", "") ==
+                   ObjectAt(*v, "metadata").value("resourceVersion", "")) {
       continue;
     }
     Upsert(v);
@@ -218,15 +216,16 @@ void Informer::WatchFrom(const std::string& rv) {
     bool relist = !st.ok();
     for (auto& ev : events) {
       if (ev.type == "ADDED" || ev.type == "MODIFIED") {
-        Upsert(std::make_shared<const json>(std::move(ev.object)));
+        // Shares the decoded object with every other watcher of the event.
+        Upsert(ObjectPtr(ev.served, &ev.served->value()));
       } else if (ev.type == "DELETED") {
-        Remove(ev.object);
+        Remove(ev.object());
         std::lock_guard<std::mutex> l(mu_);
-        last_rv_ = ev.object.value("metadata", json::object())
+        last_rv_ = ObjectAt(ev.object(), "metadata")
                        .value("resourceVersion", last_rv_);
       } else if (ev.type == "BOOKMARK") {
         std::lock_guard<std::mutex> l(mu_);
-        last_rv_ = ev.object.value("metadata", json::object())
+        last_rv_ = ObjectAt(ev.object(), "metadata")
                        .value("resourceVersion", last_rv_);
       } else if (ev.type == "ERROR") {
         relist = true;

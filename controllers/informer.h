@@ -95,7 +95,7 @@ class Informer {
   void WatchFrom(const std::string& rv);
   void Upsert(ObjectPtr obj);
   void Remove(const json& obj);
-  void IndexLocked(const std::string& key, const json& obj, bool add);
+  void IndexLocked(const std::string& key, const ObjectPtr& obj, bool add);
 
   registry::Registry* registry_;
   const api::ResourceInfo* resource_;
@@ -106,8 +106,9 @@ class Informer {
   mutable std::mutex mu_;
   mutable std::condition_variable synced_cv_;
   std::map<std::string, ObjectPtr> items_;
-  // index name -> value -> keys
-  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_;
+  // index name -> value -> key -> object (the same pointer as in items_)
+  std::map<std::string, std::map<std::string, std::map<std::string, ObjectPtr>>>
+      indexes_;
   bool synced_ = false;
   std::string last_rv_;
   registry::ObjectWatcher* watcher_ = nullptr;  // guarded by mu_

@@ -1,5 +1,6 @@
 #include "controllers/kubelet.h"
 
+#include "common/json_view.h"
 #include "controllers/images.h"
 #include "controllers/lifecycle/engine.h"
 #include "controllers/scheduler.h"
@@ -14,11 +15,11 @@ using lifecycle::PodRuntime;
 using lifecycle::Step;
 
 std::string NodeNameOf(const json& pod) {
-  return pod.value("spec", json::object()).value("nodeName", "");
+  return ObjectAt(pod, "spec").value("nodeName", "");
 }
 
 std::string UidOf(const json& obj) {
-  return obj.value("metadata", json::object()).value("uid", "");
+  return ObjectAt(obj, "metadata").value("uid", "");
 }
 
 // Pull times (ms) reported when pulls are instant: plausible figures.
@@ -73,8 +74,7 @@ Kubelets::Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
   nodes_->AddHandlers(EventHandlers{
       .on_add =
           [this](const json& node) {
-            std::string name =
-                node.value("metadata", json::object()).value("name", "");
+            std::string name = ObjectAt(node, "metadata").value("name", "");
             for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
               queue_.Add(KeyOf(*p));
             }
@@ -105,8 +105,8 @@ int64_t Kubelets::NextPid(Agent* agent) {
 PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
   PodRuntime rt;
   rt.host_ip = agent->config.internal_ip;
-  const json& spec = pod.value("spec", json::object());
-  const json& status = pod.value("status", json::object());
+  const json& spec = ObjectAt(pod, "spec");
+  const json& status = ObjectAt(pod, "status");
   // A pod already running (after a restart of kubemock): adopt it.
   bool adopt =
       status.value("phase", "") == "Running" && status.contains("podIP");
@@ -138,7 +138,7 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
       if (adopt && it != reported.end()) {
         const json& cs = it->second;
         if (cs.contains("containerID")) cr.container_id = cs["containerID"];
-        const json& state = cs.value("state", json::object());
+        const json& state = ObjectAt(cs, "state");
         if (state.contains("running")) {
           cr.step = Step::kRunning;
           ParseRfc3339(state["running"].value("startedAt", ""), &cr.started_at);
@@ -244,7 +244,7 @@ Status Kubelets::Sync(const std::string& key) {
   }
   if (fresh) {
     Forget(key);  // a pod of the same name that was replaced
-    std::string phase = pod->value("status", json::object()).value("phase", "");
+    std::string phase = ObjectAt(*pod, "status").value("phase", "");
     bool deleting = (*pod)["metadata"].contains("deletionTimestamp");
     if ((phase == "Succeeded" || phase == "Failed") && !deleting) {
       return Status::Ok();
@@ -284,8 +284,7 @@ Status Kubelets::Sync(const std::string& key) {
       break;
     }
     if (stage->action == Action::kCreateSandbox && entry.rt.pod_ip.empty()) {
-      bool host_network =
-          pod->value("spec", json::object()).value("hostNetwork", false);
+      bool host_network = ObjectAt(*pod, "spec").value("hostNetwork", false);
       if (host_network) {
         entry.rt.pod_ip = entry.rt.host_ip;
       } else {

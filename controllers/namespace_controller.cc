@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -276,7 +278,7 @@ Status NamespaceController::UpdateConditions(
         json& status = ns["status"];
         if (!status.is_object()) status = json::object();
         status["phase"] = "Terminating";
-        json old = status.value("conditions", json::array());
+        json old = ArrayAt(status, "conditions");
         // Conditions other than the deletion ones are kept, in front.
         json conditions = json::array();
         json fresh = NamespaceDeletionConditions(tally, old, now);

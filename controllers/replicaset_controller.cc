@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/replicaset/status.h"
@@ -97,11 +98,11 @@ std::optional<std::string> ReplicaSetController::OwnerKey(
 }
 
 void ReplicaSetController::EnqueueMatching(const json& pod) {
-  const json labels = pod["metadata"].value("labels", json::object());
+  const json& labels = ObjectAt(pod["metadata"], "labels");
   for (const auto& rs :
        replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(pod))) {
     auto sel = registry::LabelSelector::FromJson(
-        (*rs).value("spec", json::object()).value("selector", json()));
+        ValueAt(ObjectAt((*rs), "spec"), "selector"));
     if (sel.ok() && !sel->Empty() && sel->Matches(labels)) {
       queue_.Add(KeyOf(*rs));
     }
@@ -152,15 +153,18 @@ Status ReplicaSetController::Sync(const std::string& key) {
   }
   const json& rs = *cached;
   bool needs_sync = expectations_.Satisfied(key);
-  KMOCK_ASSIGN_OR_RETURN(std::vector<json> pods, ClaimPods(rs));
+  KMOCK_ASSIGN_OR_RETURN(std::vector<ObjectPtr> owned, ClaimPods(rs));
+  replicaset::PodRefs pods;
+  pods.reserve(owned.size());
+  for (const auto& p : owned) pods.push_back(p.get());
   std::optional<std::string> manage_error;
   if (needs_sync && !apps::IsBeingDeleted(rs)) {
-    manage_error = ManageReplicas(rs, pods);
+    manage_error = ManageReplicas(rs, owned);
   }
   TimePoint now = clock_->Now();
   json status = replicaset::CalculateStatus(rs, pods, manage_error, now);
   status["observedGeneration"] = IntAt(rs, {"metadata", "generation"});
-  if (status != rs.value("status", json::object())) {
+  if (status != ObjectAt(rs, "status")) {
     Status st = WriteStatus(rs, status);
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
   }
@@ -173,24 +177,24 @@ Status ReplicaSetController::Sync(const std::string& key) {
   return Status::Ok();
 }
 
-Result<std::vector<json>> ReplicaSetController::ClaimPods(const json& rs) {
+Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
   auto sel = registry::LabelSelector::FromJson(
-      rs.value("spec", json::object()).value("selector", json()));
+      ValueAt(ObjectAt(rs, "spec"), "selector"));
   if (!sel.ok()) return sel.status();
   std::string uid = UidOf(rs);
   bool rs_deleting = apps::IsBeingDeleted(rs);
-  std::vector<json> owned;
+  std::vector<ObjectPtr> owned;
   std::optional<bool> can_adopt;
   for (const auto& p : pods_->ByIndex(kByNamespaceIndex, NamespaceOf(rs))) {
     const json& pod = *p;
     if (!apps::IsPodActive(pod)) continue;
     bool matches =
-        !sel->Empty() && sel->Matches(pod["metadata"].value("labels", json()));
+        !sel->Empty() && sel->Matches(ValueAt(pod["metadata"], "labels"));
     auto ref = apps::ControllerRefOf(pod);
     if (ref) {
       if (ref->value("uid", "") != uid) continue;  // another controller's
       if (matches || rs_deleting) {
-        if (matches) owned.push_back(pod);
+        if (matches) owned.push_back(p);
         continue;
       }
       Status st = Release(rs, pod);
@@ -211,7 +215,7 @@ Result<std::vector<json>> ReplicaSetController::ClaimPods(const json& rs) {
     if (!*can_adopt) continue;
     Status st = Adopt(rs, pod);
     if (st.ok()) {
-      owned.push_back(pod);
+      owned.push_back(p);
     } else if (st.code() != StatusCode::kNotFound &&
                st.code() != StatusCode::kConflict) {
       return st;
@@ -248,7 +252,7 @@ Status ReplicaSetController::Release(const json& rs, const json& pod) {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
         json& md = obj["metadata"];
         json kept = json::array();
-        for (const auto& r : md.value("ownerReferences", json::array())) {
+        for (const auto& r : ArrayAt(md, "ownerReferences")) {
           if (r.value("uid", "") != uid) kept.push_back(r);
         }
         if (kept.empty()) {
@@ -263,7 +267,7 @@ Status ReplicaSetController::Release(const json& rs, const json& pod) {
 }
 
 std::optional<std::string> ReplicaSetController::ManageReplicas(
-    const json& rs, const std::vector<json>& pods) {
+    const json& rs, const std::vector<ObjectPtr>& pods) {
   std::string key = KeyOf(rs);
   int64_t want = IntAt(rs, {"spec", "replicas"}, 1);
   int64_t diff = static_cast<int64_t>(pods.size()) - want;
@@ -305,8 +309,11 @@ std::optional<std::string> ReplicaSetController::ManageReplicas(
   if (diff > 0) {
     size_t count =
         static_cast<size_t>(std::min<int64_t>(diff, options_.burst_replicas));
-    std::vector<json> victims =
-        replicaset::PodsToDelete(pods, RelatedPods(rs), count, clock_->Now());
+    std::vector<json> candidates;
+    candidates.reserve(pods.size());
+    for (const auto& p : pods) candidates.push_back(*p);
+    std::vector<json> victims = replicaset::PodsToDelete(
+        candidates, RelatedPods(rs), count, clock_->Now());
     std::vector<std::string> keys;
     for (const auto& p : victims) keys.push_back(PodKey(p));
     expectations_.ExpectDeletions(key, keys);
@@ -323,9 +330,8 @@ std::optional<std::string> ReplicaSetController::ManageReplicas(
 }
 
 Status ReplicaSetController::CreatePod(const json& rs) {
-  const json tmpl =
-      rs.value("spec", json::object()).value("template", json::object());
-  const json tmd = tmpl.value("metadata", json::object());
+  const json tmpl = ObjectAt(ObjectAt(rs, "spec"), "template");
+  const json& tmd = ObjectAt(tmpl, "metadata");
   json md = {
       {"generateName", PodPrefix(rs)},
       {"namespace", NamespaceOf(rs)},
@@ -339,7 +345,7 @@ Status ReplicaSetController::CreatePod(const json& rs) {
   json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata", md},
-              {"spec", tmpl.value("spec", json::object())}};
+              {"spec", ObjectAt(tmpl, "spec")}};
   auto r =
       registry_->Create(*res_.pods, NamespaceOf(rs), pod, ControllerWrite());
   if (!r.ok()) {

@@ -67,12 +67,12 @@ class ReplicaSetController {
   void EnqueueMatching(const json& pod);
 
   // The active pods the ReplicaSet owns after adopting and releasing.
-  Result<std::vector<json>> ClaimPods(const json& rs);
+  Result<std::vector<ObjectPtr>> ClaimPods(const json& rs);
   Status Adopt(const json& rs, const json& pod);
   Status Release(const json& rs, const json& pod);
   // Creates or deletes pods; returns the error message of a failed write.
   std::optional<std::string> ManageReplicas(const json& rs,
-                                            const std::vector<json>& pods);
+                                            const std::vector<ObjectPtr>& pods);
   Status CreatePod(const json& rs);
   Status DeletePod(const json& rs, const json& pod);
   Status WriteStatus(const json& rs, const json& status);

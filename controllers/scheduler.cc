@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "controllers/scheduling/select_node.h"
 
 namespace kmock::controllers {
@@ -11,11 +12,11 @@ namespace {
 constexpr char kSchedulerName[] = "default-scheduler";
 
 std::string NodeNameOf(const json& pod) {
-  return pod.value("spec", json::object()).value("nodeName", "");
+  return ObjectAt(pod, "spec").value("nodeName", "");
 }
 
 bool IsTerminal(const json& pod) {
-  std::string phase = pod.value("status", json::object()).value("phase", "");
+  std::string phase = ObjectAt(pod, "status").value("phase", "");
   return phase == "Succeeded" || phase == "Failed";
 }
 
@@ -69,8 +70,7 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
               assumed_.erase(key);
               unschedulable_.erase(key);
               last_failure_.erase(key);
-              demands_.erase(
-                  pod.value("metadata", json::object()).value("uid", ""));
+              demands_.erase(ObjectAt(pod, "metadata").value("uid", ""));
             }
             if (!NodeNameOf(pod).empty()) RequeueUnschedulable();
           },
@@ -96,11 +96,11 @@ void Scheduler::Stop() {
 }
 
 bool Scheduler::Wants(const json& pod) const {
-  const json& spec = pod.value("spec", json::object());
+  const json& spec = ObjectAt(pod, "spec");
   std::string sched = spec.value("schedulerName", "");
   if (!sched.empty() && sched != kSchedulerName) return false;
   if (!spec.value("nodeName", "").empty()) return false;
-  if (pod.value("metadata", json::object()).contains("deletionTimestamp")) {
+  if (ObjectAt(pod, "metadata").contains("deletionTimestamp")) {
     return false;
   }
   return !IsTerminal(pod);
@@ -132,8 +132,7 @@ Status Scheduler::Sync(const std::string& key) {
   for (const auto& node : nodes_->List()) {
     scheduling::NodeState st;
     st.node = *node;
-    std::string name =
-        node->value("metadata", json::object()).value("name", "");
+    std::string name = ObjectAt(*node, "metadata").value("name", "");
     for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
       if (IsTerminal(*p)) continue;
       Demand dmd = DemandOf(*p);
@@ -191,7 +190,7 @@ Status Scheduler::Sync(const std::string& key) {
 }
 
 Scheduler::Demand Scheduler::DemandOf(const json& pod) {
-  std::string uid = pod.value("metadata", json::object()).value("uid", "");
+  std::string uid = ObjectAt(pod, "metadata").value("uid", "");
   {
     std::lock_guard<std::mutex> l(mu_);
     auto it = demands_.find(uid);

@@ -4,8 +4,10 @@
 #include <map>
 #include <utility>
 
+#include "common/json_view.h"
 #include "fieldmanager/managed_fields.h"
 #include "fieldmanager/typed_ops.h"
+#include "patch/json_depth.h"
 
 namespace kmock::fieldmanager {
 
@@ -322,6 +324,8 @@ Result<ApplyResult> Apply(const json& live, const json& applied,
       mf != nullptr && !mf->is_null()) {
     return BadRequestError("metadata.managedFields must be nil");
   }
+  // The walks below recurse once per level; refuse what could overflow.
+  KMOCK_RETURN_IF_ERROR(patch::CheckDepth(applied, "the apply configuration"));
   const TypeNode rt = TypeNode::ForType(&resolver, root);
   const FieldSet reset = ResetSet(o.reset_fields);
   const bool create = live.is_null();
@@ -351,7 +355,7 @@ Result<ApplyResult> Apply(const json& live, const json& applied,
 
   auto config_set = ToFieldSet(applied, rt, /*strict=*/true);
   if (!config_set.ok()) {
-    const json& md = applied.value("metadata", json::object());
+    const json& md = ObjectAt(applied, "metadata");
     std::string ns = StringAt(md, "namespace"), name = StringAt(md, "name");
     return InternalError("failed to create typed patch object (" +
                          (ns.empty() ? "" : ns + "/") + name + "; " + body_gvk +

@@ -8,6 +8,7 @@
 #include "api/kinds/quantity.h"
 #include "api/kinds/util.h"
 #include "api/schema.h"
+#include "common/json_view.h"
 
 namespace kmock::api::kinds {
 
@@ -285,7 +286,7 @@ void AdmitPod(json& pod, const std::string& suffix) {
   // DefaultTolerationSeconds admission.
   for (const char* key :
        {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
-    if (HasTolerationFor(spec.value("tolerations", json()), key)) continue;
+    if (HasTolerationFor(ValueAt(spec, "tolerations"), key)) continue;
     if (!spec.contains("tolerations") || !spec["tolerations"].is_array()) {
       spec["tolerations"] = json::array();
     }

@@ -5,6 +5,7 @@
 
 #include "api/kinds/pod.h"
 #include "api/kinds/util.h"
+#include "common/json_view.h"
 
 namespace kmock::api::kinds {
 
@@ -151,8 +152,8 @@ void ValidatePodUpdate(const json& pod, const json& old, FieldErrors* errs) {
     munged.erase("activeDeadlineSeconds");
   }
   // Tolerations may only be added to.
-  if (TolerationsOnlyAdded(old_spec.value("tolerations", json()),
-                           new_spec.value("tolerations", json()))) {
+  if (TolerationsOnlyAdded(ValueAt(old_spec, "tolerations"),
+                           ValueAt(new_spec, "tolerations"))) {
     if (old_spec.contains("tolerations")) {
       munged["tolerations"] = old_spec["tolerations"];
     } else {

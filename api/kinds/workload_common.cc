@@ -9,6 +9,7 @@
 #include "api/kinds/pod.h"
 #include "api/kinds/util.h"
 #include "api/validation.h"
+#include "common/json_view.h"
 
 namespace kmock::api::kinds {
 
@@ -83,7 +84,7 @@ bool LabelSelectorMatches(const json& selector, const json& labels) {
   for (const json& req : Array(selector, {"matchExpressions"})) {
     std::string key = Str(req, {"key"});
     std::string op = Str(req, {"operator"});
-    std::vector<std::string> values = Strings(req.value("values", json()));
+    std::vector<std::string> values = Strings(ValueAt(req, "values"));
     const json* have = label(key);
     bool in = have && std::find(values.begin(), values.end(),
                                 have->get<std::string>()) != values.end();
@@ -114,7 +115,7 @@ std::string LabelSelectorString(const json& selector) {
   for (const json& req : Array(selector, {"matchExpressions"})) {
     std::string key = Str(req, {"key"});
     std::string op = Str(req, {"operator"});
-    std::vector<std::string> values = Strings(req.value("values", json()));
+    std::vector<std::string> values = Strings(ValueAt(req, "values"));
     std::set<std::string> sorted(values.begin(), values.end());
     std::string list;
     for (const std::string& v : sorted) {
@@ -211,7 +212,7 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
     errs->Required("spec.selector");
   } else {
     FieldErrors sel;
-    ValidateLabels(selector->value("matchLabels", json()),
+    ValidateLabels(ValueAt(*selector, "matchLabels"),
                    "spec.selector.matchLabels", &sel);
     const json& exprs = Array(*selector, {"matchExpressions"});
     for (size_t i = 0; i < exprs.size(); ++i) {
@@ -219,7 +220,7 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
       std::string path =
           "spec.selector.matchExpressions[" + std::to_string(i) + "]";
       std::string op = Str(r, {"operator"});
-      std::vector<std::string> values = Strings(r.value("values", json()));
+      std::vector<std::string> values = Strings(ValueAt(r, "values"));
       if (op == "In" || op == "NotIn") {
         if (values.empty()) {
           sel.Required(path + ".values",

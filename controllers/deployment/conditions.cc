@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/deployment/rollout_math.h"
 
@@ -75,7 +76,7 @@ void SetCondition(json* status, json cond) {
 }
 
 bool HasProgressDeadline(const json& d) {
-  const json spec = d.value("spec", json::object());
+  const json& spec = ObjectAt(d, "spec");
   return spec.contains("progressDeadlineSeconds") &&
          spec["progressDeadlineSeconds"].is_number() &&
          spec["progressDeadlineSeconds"].get<int64_t>() !=
@@ -92,7 +93,7 @@ bool DeploymentComplete(const json& d, const json& status) {
 }
 
 bool DeploymentProgressing(const json& d, const json& status) {
-  const json old = d.value("status", json::object());
+  const json& old = ObjectAt(d, "status");
   int64_t old_old = IntAt(old, {"replicas"}) - IntAt(old, {"updatedReplicas"});
   int64_t new_old =
       IntAt(status, {"replicas"}) - IntAt(status, {"updatedReplicas"});
@@ -129,7 +130,7 @@ json CalculateStatus(const std::vector<json>& all,
   SetCount(&status, "readyReplicas", SumStatus(all, "readyReplicas"));
   SetCount(&status, "availableReplicas", available);
   SetCount(&status, "unavailableReplicas", unavailable);
-  const json old = d.value("status", json::object());
+  const json& old = ObjectAt(d, "status");
   if (old.contains("collisionCount")) {
     status["collisionCount"] = old["collisionCount"];
   }
@@ -152,7 +153,7 @@ json RolloutStatus(const std::vector<json>& all,
                    TimePoint now) {
   json status = CalculateStatus(all, new_rs, d, now);
   if (!HasProgressDeadline(d)) RemoveCondition(&status, "Progressing");
-  const json old_status = d.value("status", json::object());
+  const json& old_status = ObjectAt(d, "status");
   const json* cur = GetCondition(old_status, "Progressing");
   bool complete_before =
       IntAt(status, {"replicas"}) == IntAt(status, {"updatedReplicas"}) &&
@@ -191,7 +192,7 @@ json RolloutStatus(const std::vector<json>& all,
   std::optional<json> failure;
   auto find_failure = [&](const json& rs) {
     if (failure) return;
-    const json rs_status = rs.value("status", json::object());
+    const json& rs_status = ObjectAt(rs, "status");
     if (const json* c = GetCondition(rs_status, "ReplicaFailure");
         c != nullptr) {
       failure =
@@ -217,7 +218,7 @@ json RolloutStatus(const std::vector<json>& all,
 std::optional<std::chrono::nanoseconds> StuckRequeue(const json& d,
                                                      const json& new_status,
                                                      TimePoint now) {
-  const json old_status = d.value("status", json::object());
+  const json& old_status = ObjectAt(d, "status");
   const json* cur = GetCondition(old_status, "Progressing");
   if (!HasProgressDeadline(d) || cur == nullptr) return std::nullopt;
   if (DeploymentComplete(d, new_status) ||
@@ -243,7 +244,7 @@ bool CheckPausedConditions(json* d, TimePoint now) {
   }
   bool paused_cond =
       cond != nullptr && cond->value("reason", "") == kPausedReason;
-  bool paused = d->value("spec", json::object()).value("paused", false);
+  bool paused = ObjectAt(*d, "spec").value("paused", false);
   if (paused && !paused_cond) {
     SetCondition(&status, NewCondition("Progressing", "Unknown", kPausedReason,
                                        "Deployment is paused", now));

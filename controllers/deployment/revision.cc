@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/deployment/rollout_math.h"
 
@@ -98,7 +99,7 @@ bool SetNewReplicaSetAnnotations(const json& d, json* rs,
                                  const std::string& new_revision, bool exists) {
   bool changed = false;
   json& a = Annotations(rs);
-  const json da = d["metadata"].value("annotations", json::object());
+  const json& da = ObjectAt(d["metadata"], "annotations");
   if (da.is_object()) {
     for (const auto& [k, v] : da.items()) {
       if (SkipCopy(k)) continue;
@@ -153,12 +154,9 @@ std::optional<json> FindNewReplicaSet(const json& d,
                                       const std::vector<json>& rses) {
   std::vector<json> sorted = rses;
   SortByCreation(&sorted);
-  const json tmpl =
-      d.value("spec", json::object()).value("template", json::object());
+  const json tmpl = ObjectAt(ObjectAt(d, "spec"), "template");
   for (const auto& rs : sorted) {
-    if (EqualIgnoreHash(
-            rs.value("spec", json::object()).value("template", json::object()),
-            tmpl)) {
+    if (EqualIgnoreHash(ObjectAt(ObjectAt(rs, "spec"), "template"), tmpl)) {
       return rs;
     }
   }
@@ -167,7 +165,7 @@ std::optional<json> FindNewReplicaSet(const json& d,
 
 std::vector<std::string> HistoryToDelete(const json& d,
                                          const std::vector<json>& old_rses) {
-  const json& spec = d.value("spec", json::object());
+  const json& spec = ObjectAt(d, "spec");
   if (!spec.contains("revisionHistoryLimit") ||
       !spec["revisionHistoryLimit"].is_number()) {
     return {};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 #include "controllers/deployment/revision.h"
 
@@ -51,9 +52,8 @@ int64_t Replicas(const json& obj) {
 namespace {
 
 Fenceposts DeploymentFenceposts(const json& d) {
-  json ru = d.value("spec", json::object())
-                .value("strategy", json::object())
-                .value("rollingUpdate", json::object());
+  json ru =
+      ObjectAt(ObjectAt(ObjectAt(d, "spec"), "strategy"), "rollingUpdate");
   return ResolveFenceposts(ru.value("maxSurge", json("25%")),
                            ru.value("maxUnavailable", json("25%")),
                            Replicas(d));

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::lifecycle {
 
 using nlohmann::json;
@@ -72,7 +74,7 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
   s["started"] = c.step == Step::kRunning;
   if (const json* sc = SpecContainer(pod, c)) {
     json mounts = json::array();
-    for (const auto& m : sc->value("volumeMounts", json::array())) {
+    for (const auto& m : ArrayAt(*sc, "volumeMounts")) {
       json vm = {{"name", m.value("name", "")},
                  {"mountPath", m.value("mountPath", "")}};
       if (m.value("readOnly", false)) {
@@ -207,7 +209,7 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
 }
 
 json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
-  json status = pod.value("status", json::object());
+  json status = ObjectAt(pod, "status");
   if (!status.is_object()) status = json::object();
   if (!rt.sandbox) {
     if (!status.contains("phase")) status["phase"] = "Pending";
@@ -256,7 +258,7 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   }
 
   std::map<std::string, json> existing;
-  for (const auto& c : status.value("conditions", json::array())) {
+  for (const auto& c : ArrayAt(status, "conditions")) {
     existing[c.value("type", "")] = c;
   }
   json out_conds = json::array();

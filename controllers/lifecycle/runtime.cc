@@ -1,5 +1,7 @@
 #include "controllers/lifecycle/runtime.h"
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::lifecycle {
 
 using nlohmann::json;
@@ -96,7 +98,7 @@ Result<PodRuntime> FromJson(const json& j) {
     if (!ReadTime(j, "startTime", &rt.start_time)) {
       return Status(StatusCode::kInvalid, "bad startTime");
     }
-    for (const auto& cj : j.value("containers", json::array())) {
+    for (const auto& cj : ArrayAt(j, "containers")) {
       ContainerRuntime c;
       c.name = cj.value("name", "");
       c.init = cj.value("init", false);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::lifecycle {
 
 using nlohmann::json;
@@ -214,7 +216,7 @@ Result<std::vector<Stage>> ParseStages(const json& j) {
       }
       s.jitter = e["jitter"].get<double>();
     }
-    const json& sel = e.value("selector", json::array());
+    const json& sel = ArrayAt(e, "selector");
     for (size_t k = 0; k < sel.size(); ++k) {
       Requirement r;
       r.path = sel[k].value("path", "");
@@ -226,7 +228,7 @@ Result<std::vector<Stage>> ParseStages(const json& j) {
             where + ".selector[" + std::to_string(k) +
                 "]: needs a path and op Exists, DoesNotExist, In or NotIn");
       }
-      for (const auto& v : sel[k].value("values", json::array())) {
+      for (const auto& v : ArrayAt(sel[k], "values")) {
         r.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
       }
       s.selector.push_back(std::move(r));

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 
 namespace kmock::controllers::replicaset {
@@ -37,7 +38,7 @@ int64_t DeletionCost(const json& pod) {
 int64_t MaxRestarts(const json& pod) {
   int64_t max = 0;
   for (const char* field : {"containerStatuses", "initContainerStatuses"}) {
-    const json& st = pod.value("status", json::object());
+    const json& st = ObjectAt(pod, "status");
     if (!st.contains(field) || !st[field].is_array()) continue;
     for (const auto& cs : st[field]) {
       max = std::max<int64_t>(max, IntAt(cs, {"restartCount"}));

@@ -64,12 +64,12 @@ TEST(ReplicaSetStatus, CountsAndAvailability) {
                             Pod("b", "w1", "Running", true, 5),
                             Pod("c", "w1", "Pending", false, 1)};
   pods[0]["metadata"]["labels"] = {{"app", "web"}};
-  json st = CalculateStatus(rs, pods, std::nullopt, kNow);
+  json st = CalculateStatus(rs, RefsOf(pods), std::nullopt, kNow);
   EXPECT_EQ(st["replicas"], 3);
   EXPECT_EQ(st["fullyLabeledReplicas"], 1);
   EXPECT_EQ(st["readyReplicas"], 2);
   EXPECT_EQ(st["availableReplicas"], 1);
-  auto at = NextAvailableAt(rs, pods, kNow);
+  auto at = NextAvailableAt(rs, RefsOf(pods), kNow);
   ASSERT_TRUE(at);
   EXPECT_EQ(*at, kNow + std::chrono::seconds(5));
   json failed = CalculateStatus(rs, {}, std::string("quota"), kNow);

@@ -1,5 +1,6 @@
 #include "controllers/replicaset/status.h"
 
+#include "common/json_view.h"
 #include "controllers/apps/object_util.h"
 
 namespace kmock::controllers::replicaset {
@@ -20,20 +21,19 @@ bool LabelsInclude(const json& labels, const json& want) {
 
 }  // namespace
 
-json CalculateStatus(const json& rs, const std::vector<json>& pods,
+json CalculateStatus(const json& rs, const PodRefs& pods,
                      const std::optional<std::string>& manage_error,
                      TimePoint now) {
-  json status = rs.value("status", json::object());
+  json status = ObjectAt(rs, "status");
   if (!status.is_object()) status = json::object();
   int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
-  const json tmpl_labels = rs.value("spec", json::object())
-                               .value("template", json::object())
-                               .value("metadata", json::object())
-                               .value("labels", json::object());
+  const json& tmpl_labels =
+      ObjectAt(ObjectAt(ObjectAt(ObjectAt(rs, "spec"), "template"), "metadata"),
+               "labels");
   int64_t labeled = 0, ready = 0, available = 0;
-  for (const auto& p : pods) {
-    if (LabelsInclude(p["metadata"].value("labels", json::object()),
-                      tmpl_labels)) {
+  for (const json* pp : pods) {
+    const json& p = *pp;
+    if (LabelsInclude(ObjectAt(p["metadata"], "labels"), tmpl_labels)) {
       labeled++;
     }
     if (apps::IsPodReady(p)) {
@@ -42,7 +42,7 @@ json CalculateStatus(const json& rs, const std::vector<json>& pods,
     }
   }
 
-  json conds = status.value("conditions", json::array());
+  json conds = ArrayAt(status, "conditions");
   bool has_failure = false;
   for (const auto& c : conds) {
     if (c.value("type", "") == "ReplicaFailure") has_failure = true;
@@ -85,13 +85,13 @@ json CalculateStatus(const json& rs, const std::vector<json>& pods,
   return status;
 }
 
-std::optional<TimePoint> NextAvailableAt(const json& rs,
-                                         const std::vector<json>& pods,
+std::optional<TimePoint> NextAvailableAt(const json& rs, const PodRefs& pods,
                                          TimePoint now) {
   int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
   if (min_ready <= 0) return std::nullopt;
   std::optional<TimePoint> best;
-  for (const auto& p : pods) {
+  for (const json* pp : pods) {
+    const json& p = *pp;
     if (!apps::IsPodReady(p) || apps::IsPodAvailable(p, min_ready, now)) {
       continue;
     }

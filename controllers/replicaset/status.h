@@ -17,17 +17,26 @@ namespace kmock::controllers::replicaset {
 
 using nlohmann::json;
 
+// Pods by reference: the controller passes its informer's cached objects
+// without copying them.
+using PodRefs = std::vector<const json*>;
+inline PodRefs RefsOf(const std::vector<json>& pods) {
+  PodRefs refs;
+  refs.reserve(pods.size());
+  for (const auto& p : pods) refs.push_back(&p);
+  return refs;
+}
+
 // `pods`: the active pods the ReplicaSet owns. `manage_error`: the message
 // of a failed create or delete in this sync, if any. observedGeneration is
 // left as it was.
-json CalculateStatus(const json& rs, const std::vector<json>& pods,
+json CalculateStatus(const json& rs, const PodRefs& pods,
                      const std::optional<std::string>& manage_error,
                      TimePoint now);
 
 // When the earliest ready-but-not-yet-available pod becomes available
 // (nullopt if none is waiting).
-std::optional<TimePoint> NextAvailableAt(const json& rs,
-                                         const std::vector<json>& pods,
+std::optional<TimePoint> NextAvailableAt(const json& rs, const PodRefs& pods,
                                          TimePoint now);
 
 }  // namespace kmock::controllers::replicaset

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::scheduling {
 
 namespace {
@@ -34,17 +36,15 @@ bool ToleratesAny(const json& tolerations, const json& taint) {
 }
 
 bool MatchesTerm(const json& term, const json& node) {
-  const json& exprs = term.value("matchExpressions", json::array());
-  const json& fields = term.value("matchFields", json::array());
+  const json& exprs = ArrayAt(term, "matchExpressions");
+  const json& fields = ArrayAt(term, "matchFields");
   if (exprs.empty() && fields.empty()) return false;
-  const json& labels =
-      node.value("metadata", json::object()).value("labels", json::object());
+  const json& labels = ObjectAt(ObjectAt(node, "metadata"), "labels");
   for (const auto& r : exprs) {
     if (!MatchesRequirement(r, labels)) return false;
   }
   json field_map = json::object();
-  field_map["metadata.name"] =
-      node.value("metadata", json::object()).value("name", "");
+  field_map["metadata.name"] = ObjectAt(node, "metadata").value("name", "");
   for (const auto& r : fields) {
     if (!MatchesRequirement(r, field_map)) return false;
   }
@@ -67,8 +67,7 @@ bool Tolerates(const json& toleration, const json& taint) {
 }
 
 bool NodeIsReady(const json& node) {
-  const json& conds =
-      node.value("status", json::object()).value("conditions", json::array());
+  const json& conds = ArrayAt(ObjectAt(node, "status"), "conditions");
   for (const auto& c : conds) {
     if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
   }
@@ -77,8 +76,7 @@ bool NodeIsReady(const json& node) {
 
 std::vector<json> EffectiveTaints(const json& node) {
   std::vector<json> out;
-  const json& taints =
-      node.value("spec", json::object()).value("taints", json::array());
+  const json& taints = ArrayAt(ObjectAt(node, "spec"), "taints");
   bool has_not_ready = false;
   for (const auto& t : taints) {
     out.push_back(t);
@@ -93,7 +91,7 @@ std::vector<json> EffectiveTaints(const json& node) {
 bool MatchesRequirement(const json& requirement, const json& labels) {
   std::string key = Str(requirement, "key");
   std::string op = Str(requirement, "operator");
-  const json& values = requirement.value("values", json::array());
+  const json& values = ArrayAt(requirement, "values");
   bool has = labels.is_object() && labels.contains(key);
   std::string value =
       has && labels[key].is_string() ? labels[key].get<std::string>() : "";
@@ -120,20 +118,19 @@ bool MatchesRequirement(const json& requirement, const json& labels) {
 }
 
 bool MatchesNodeAffinity(const json& pod, const json& node) {
-  const json& spec = pod.value("spec", json::object());
-  const json& labels =
-      node.value("metadata", json::object()).value("labels", json::object());
-  const json& selector = spec.value("nodeSelector", json::object());
+  const json& spec = ObjectAt(pod, "spec");
+  const json& labels = ObjectAt(ObjectAt(node, "metadata"), "labels");
+  const json& selector = ObjectAt(spec, "nodeSelector");
   if (selector.is_object()) {
     for (const auto& [k, v] : selector.items()) {
       if (!labels.contains(k) || labels[k] != v) return false;
     }
   }
-  const json& affinity = spec.value("affinity", json::object());
-  const json& na = affinity.value("nodeAffinity", json::object());
+  const json& affinity = ObjectAt(spec, "affinity");
+  const json& na = ObjectAt(affinity, "nodeAffinity");
   auto req = na.find("requiredDuringSchedulingIgnoredDuringExecution");
   if (req == na.end() || !req->is_object()) return true;
-  const json& terms = req->value("nodeSelectorTerms", json::array());
+  const json& terms = ArrayAt(*req, "nodeSelectorTerms");
   for (const auto& term : terms) {
     if (MatchesTerm(term, node)) return true;
   }
@@ -142,19 +139,17 @@ bool MatchesNodeAffinity(const json& pod, const json& node) {
 
 std::optional<FilterFailure> CheckUnschedulable(const json& pod,
                                                 const json& node) {
-  if (!node.value("spec", json::object()).value("unschedulable", false)) {
+  if (!ObjectAt(node, "spec").value("unschedulable", false)) {
     return std::nullopt;
   }
   json taint = {{"key", kUnschedulableTaint}, {"effect", "NoSchedule"}};
-  const json& tolerations =
-      pod.value("spec", json::object()).value("tolerations", json::array());
+  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
   if (ToleratesAny(tolerations, taint)) return std::nullopt;
   return FilterFailure{{"node(s) were unschedulable"}, false};
 }
 
 std::optional<FilterFailure> CheckTaints(const json& pod, const json& node) {
-  const json& tolerations =
-      pod.value("spec", json::object()).value("tolerations", json::array());
+  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
   for (const auto& taint : EffectiveTaints(node)) {
     if (!HardEffect(Str(taint, "effect"))) continue;
     if (ToleratesAny(tolerations, taint)) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "controllers/quantity.h"
 
 namespace kmock::controllers::scheduling {
@@ -53,12 +54,12 @@ Resources ContainerRequests(const json& c, bool non_zero) {
 }
 
 Resources Requests(const json& pod, bool non_zero) {
-  const json& spec = pod.value("spec", json::object());
+  const json& spec = ObjectAt(pod, "spec");
   Resources sum;
-  for (const auto& c : spec.value("containers", json::array())) {
+  for (const auto& c : ArrayAt(spec, "containers")) {
     sum += ContainerRequests(c, non_zero);
   }
-  for (const auto& c : spec.value("initContainers", json::array())) {
+  for (const auto& c : ArrayAt(spec, "initContainers")) {
     Resources r = ContainerRequests(c, non_zero);
     // A restartable (sidecar) init container runs beside the others.
     if (c.value("restartPolicy", "") == "Always") {
@@ -68,7 +69,7 @@ Resources Requests(const json& pod, bool non_zero) {
     sum.milli_cpu = std::max(sum.milli_cpu, r.milli_cpu);
     sum.memory = std::max(sum.memory, r.memory);
   }
-  const json& overhead = spec.value("overhead", json::object());
+  const json& overhead = ObjectAt(spec, "overhead");
   if (overhead.contains("cpu")) sum.milli_cpu += Milli(overhead["cpu"]);
   if (overhead.contains("memory")) sum.memory += Value(overhead["memory"]);
   sum.pods = 1;
@@ -82,9 +83,9 @@ Resources PodRequests(const json& pod) { return Requests(pod, false); }
 Resources PodRequestsForScoring(const json& pod) { return Requests(pod, true); }
 
 Resources NodeAllocatable(const json& node) {
-  const json& status = node.value("status", json::object());
-  json alloc = status.value("allocatable", json::object());
-  if (alloc.empty()) alloc = status.value("capacity", json::object());
+  const json& status = ObjectAt(node, "status");
+  json alloc = ObjectAt(status, "allocatable");
+  if (alloc.empty()) alloc = ObjectAt(status, "capacity");
   Resources r;
   if (alloc.contains("cpu")) r.milli_cpu = Milli(alloc["cpu"]);
   if (alloc.contains("memory")) r.memory = Value(alloc["memory"]);

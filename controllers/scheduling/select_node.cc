@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::scheduling {
 
 namespace {
@@ -30,11 +32,9 @@ std::string Histogram(const std::map<std::string, int>& counts) {
 }
 
 int64_t PreferNoSchedulePenalty(const json& pod, const json& node) {
-  const json& tolerations =
-      pod.value("spec", json::object()).value("tolerations", json::array());
+  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
   int64_t penalty = 0;
-  for (const auto& taint :
-       node.value("spec", json::object()).value("taints", json::array())) {
+  for (const auto& taint : ArrayAt(ObjectAt(node, "spec"), "taints")) {
     if (taint.value("effect", "") != "PreferNoSchedule") continue;
     bool tolerated = false;
     for (const auto& t : tolerations) {
@@ -85,8 +85,7 @@ Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,
   std::map<std::string, FilterFailure> failures;
   std::vector<std::pair<std::string, int64_t>> feasible;
   for (const auto& ns : nodes) {
-    std::string name =
-        ns.node.value("metadata", json::object()).value("name", "");
+    std::string name = ObjectAt(ns.node, "metadata").value("name", "");
     if (auto f = RunFilters(pod, ns.node, ns.used)) {
       failures[name] = *f;
       continue;
@@ -96,9 +95,7 @@ Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,
   }
   Decision d;
   if (feasible.empty()) {
-    bool never =
-        pod.value("spec", json::object()).value("preemptionPolicy", "") ==
-        "Never";
+    bool never = ObjectAt(pod, "spec").value("preemptionPolicy", "") == "Never";
     d.message = FitErrorMessage(nodes.size(), failures, never);
     return d;
   }

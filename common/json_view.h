@@ -1,0 +1,28 @@
+// Copy-free reads of nlohmann::json objects. `obj.value("spec",
+// json::object())` returns a copy of the whole subtree, which on hot paths
+// (controllers reading every cached pod on every sync) costs more than the
+// work itself; these return references instead, to the member or to a shared
+// empty value when the member is missing or has another JSON type.
+//
+// Thread safety: pure functions; the shared empty values are immutable.
+#ifndef KMOCK_COMMON_JSON_VIEW_H_
+#define KMOCK_COMMON_JSON_VIEW_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace kmock {
+
+// obj[key] when obj is an object holding an object there; else {}.
+const nlohmann::json& ObjectAt(const nlohmann::json& obj, std::string_view key);
+// obj[key] when obj is an object holding an array there; else [].
+const nlohmann::json& ArrayAt(const nlohmann::json& obj, std::string_view key);
+// obj[key] when obj is an object holding key; else null.
+const nlohmann::json& ValueAt(const nlohmann::json& obj, std::string_view key);
+// obj[key] when it is a string; else "".
+const std::string& StringAt(const nlohmann::json& obj, std::string_view key);
+
+}  // namespace kmock
+
+#endif  // KMOCK_COMMON_JSON_VIEW_H_
