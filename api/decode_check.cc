@@ -1,7 +1,10 @@
 #include "api/decode_check.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 namespace kmock::api {
 
@@ -262,14 +265,63 @@ Status DecodeError(const std::string& kind, const std::string& version,
                                              kind + ": " + detail);
 }
 
+std::vector<std::string> StrictDecodingErrors(
+    const std::vector<std::string>& unknown, const BodyFindings& findings) {
+  std::vector<std::string> out;
+  if (!findings.yaml_error.empty()) out.push_back(findings.yaml_error);
+  for (const auto& path : unknown)
+    out.push_back("unknown field \"" + path + "\"");
+  for (const auto& path : findings.duplicate_fields) {
+    bool inside_unknown =
+        std::any_of(unknown.begin(), unknown.end(), [&](const std::string& u) {
+          return path.compare(0, u.size(), u) == 0 &&
+                 (path.size() == u.size() || path[u.size()] == '.' ||
+                  path[u.size()] == '[');
+        });
+    if (!inside_unknown) out.push_back("duplicate field \"" + path + "\"");
+  }
+  return out;
+}
+
 Status StrictDecodingError(const std::string& kind, const std::string& version,
-                           const std::vector<std::string>& unknown) {
+                           const std::vector<std::string>& errors) {
   std::string detail = "strict decoding error: ";
-  for (size_t i = 0; i < unknown.size(); ++i) {
+  for (size_t i = 0; i < errors.size(); ++i) {
     if (i > 0) detail += ", ";
-    detail += "unknown field \"" + unknown[i] + "\"";
+    detail += errors[i];
   }
   return DecodeError(kind, version, detail);
+}
+
+std::vector<std::string> StrictDecodingWarnings(
+    const std::vector<std::string>& errors) {
+  static constexpr std::string_view kYamlPrefix = "yaml: unmarshal errors:\n";
+  std::vector<std::string> out;
+  for (const std::string& e : errors) {
+    if (e.compare(0, kYamlPrefix.size(), kYamlPrefix) != 0) {
+      out.push_back(e);
+      continue;
+    }
+    // One warning per line, trimmed, as kube-apiserver splits go-yaml's
+    // error.
+    std::string_view rest = std::string_view(e).substr(kYamlPrefix.size());
+    while (true) {
+      size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      while (!line.empty() &&
+             std::isspace(static_cast<unsigned char>(line.front()))) {
+        line.remove_prefix(1);
+      }
+      while (!line.empty() &&
+             std::isspace(static_cast<unsigned char>(line.back()))) {
+        line.remove_suffix(1);
+      }
+      out.emplace_back(line);
+      if (nl == std::string_view::npos) break;
+      rest.remove_prefix(nl + 1);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> UnknownFieldWarnings(
@@ -284,18 +336,20 @@ std::vector<std::string> UnknownFieldWarnings(
 Status CheckBody(const nlohmann::json& obj, const Type& root,
                  const std::string& kind, const std::string& version,
                  const std::string& field_validation,
-                 std::vector<std::string>* warnings, const Schema& schema) {
+                 std::vector<std::string>* warnings, const Schema& schema,
+                 const BodyFindings* findings) {
   if (auto err = FirstTypeError(obj, root, schema)) {
     return DecodeError(kind, version, *err);
   }
   if (field_validation == "Ignore") return Status::Ok();
-  std::vector<std::string> unknown = UnknownFields(obj, root, schema);
-  if (unknown.empty()) return Status::Ok();
+  std::vector<std::string> errors = StrictDecodingErrors(
+      UnknownFields(obj, root, schema), findings ? *findings : BodyFindings{});
+  if (errors.empty()) return Status::Ok();
   if (field_validation == "Strict") {
-    return StrictDecodingError(kind, version, unknown);
+    return StrictDecodingError(kind, version, errors);
   }
   if (warnings) {
-    for (auto& w : UnknownFieldWarnings(unknown))
+    for (auto& w : StrictDecodingWarnings(errors))
       warnings->push_back(std::move(w));
   }
   return Status::Ok();

@@ -4,8 +4,9 @@
 //  - wrong JSON types ("json: cannot unmarshal string into Go struct field
 //    Container.spec.containers.ports of type []v1.ContainerPort"), always a
 //    400 BadRequest;
-//  - unknown fields ("spec.containers[0].foo"), which fieldValidation=Strict
-//    turns into a 400 and Warn into one warning per field.
+//  - unknown fields ("spec.containers[0].foo") and keys repeated within one
+//    object (which the body reader reports, see BodyFindings), which
+//    fieldValidation=Strict turns into a 400 and Warn into one warning each.
 //
 // Subtrees declared `any` or with preserve-unknown-fields are never looked
 // into. Thread safety: pure functions over immutable inputs.
@@ -43,24 +44,56 @@ std::optional<std::string> FirstTypeError(const nlohmann::json& obj,
 Status DecodeError(const std::string& kind, const std::string& version,
                    const std::string& detail);
 
-// The 400 for fieldValidation=Strict: `... strict decoding error: unknown
-// field "spec.foo", unknown field "spec.bar"`. REQUIRES: !unknown.empty().
-Status StrictDecodingError(const std::string& kind, const std::string& version,
-                           const std::vector<std::string>& unknown);
+// What the reader of a request body saw that the decoded value cannot show:
+// a JSON object keeps only the last of repeated keys. Filled in by
+// server/negotiation's DecodeBodyWithFindings.
+struct BodyFindings {
+  // JSON bodies: the paths of keys repeated within one object, each once,
+  // in the order their repetitions appear: "spec.replicas",
+  // "metadata.labels.app", "spec.containers[0].name".
+  std::vector<std::string> duplicate_fields;
+  // YAML bodies: go-yaml's strict error for repeated keys, one line per
+  // repetition: "yaml: unmarshal errors:\n  line 5: key \"replicas\" already
+  // set in map". Empty if none.
+  std::string yaml_error;
+};
 
-// The warnings for fieldValidation=Warn, one per field: `unknown field
-// "spec.foo"` (kubectl prints them as `Warning: unknown field "spec.foo"`).
+// kube-apiserver's strict decoding findings for a body, worded and ordered
+// as it reports them: the YAML error first, then `unknown field "<path>"`
+// per unknown field, then `duplicate field "<path>"` per repeated key (a
+// key repeated inside an unknown field is not reported, as Go skips unknown
+// values). Go lists unknown and duplicate fields in document order; here
+// unknown fields come first (sorted), then the duplicates.
+std::vector<std::string> StrictDecodingErrors(
+    const std::vector<std::string>& unknown, const BodyFindings& findings);
+
+// The 400 for fieldValidation=Strict: `... strict decoding error: unknown
+// field "spec.foo", duplicate field "spec.replicas"`, from the messages of
+// StrictDecodingErrors. REQUIRES: !errors.empty().
+Status StrictDecodingError(const std::string& kind, const std::string& version,
+                           const std::vector<std::string>& errors);
+
+// The warnings for fieldValidation=Warn, one per message of
+// StrictDecodingErrors (kubectl prints `Warning: unknown field "spec.foo"`);
+// a YAML error gives one warning per line: `line 5: key "replicas" already
+// set in map`.
+std::vector<std::string> StrictDecodingWarnings(
+    const std::vector<std::string>& errors);
+
+// The warnings for unknown fields alone: `unknown field "spec.foo"`.
 std::vector<std::string> UnknownFieldWarnings(
     const std::vector<std::string>& unknown);
 
-// Runs both checks for a body of the given kind and validation mode
+// Runs the checks for a body of the given kind and validation mode
 // ("Strict", "Warn" or "Ignore"; empty means Warn). Returns the error Status
-// (type errors win over unknown fields) or Ok with *warnings filled.
+// (type errors win over strict findings) or Ok with *warnings filled.
+// `findings` (may be null) carries what the body reader saw.
 Status CheckBody(const nlohmann::json& obj, const Type& root,
                  const std::string& kind, const std::string& version,
                  const std::string& field_validation,
                  std::vector<std::string>* warnings,
-                 const Schema& schema = Schema::Get());
+                 const Schema& schema = Schema::Get(),
+                 const BodyFindings* findings = nullptr);
 
 }  // namespace kmock::api
 

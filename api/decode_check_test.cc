@@ -144,5 +144,73 @@ TEST(CheckBodyTest, StatusesForTheServer) {
             "type []v1.Container");
 }
 
+TEST(CheckBodyTest, DuplicateFieldsAfterUnknownOnes) {
+  // The wording and order of kube-apiserver's conformance test for typed
+  // objects: `strict decoding error: unknown field "spec.unknownField",
+  // duplicate field "spec.replicas"`.
+  json d = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", {{"name", "my-dep"}}},
+            {"spec", {{"unknownField", "foo"}, {"replicas", 3}}}};
+  const Type& deployment = *Schema::Get().Find("io.k8s.api.apps.v1.Deployment");
+  BodyFindings findings;
+  findings.duplicate_fields = {"spec.replicas"};
+  std::vector<std::string> warnings;
+  Status strict = CheckBody(d, deployment, "Deployment", "v1", "Strict",
+                            &warnings, Schema::Get(), &findings);
+  EXPECT_EQ(strict.code(), StatusCode::kBadRequest);
+  EXPECT_EQ(strict.message(),
+            "Deployment in version \"v1\" cannot be handled as a Deployment: "
+            "strict decoding error: unknown field \"spec.unknownField\", "
+            "duplicate field \"spec.replicas\"");
+
+  EXPECT_TRUE(CheckBody(d, deployment, "Deployment", "v1", "Warn", &warnings,
+                        Schema::Get(), &findings)
+                  .ok());
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{"unknown field \"spec.unknownField\"",
+                                      "duplicate field \"spec.replicas\""}));
+  warnings.clear();
+  EXPECT_TRUE(CheckBody(d, deployment, "Deployment", "v1", "Ignore", &warnings,
+                        Schema::Get(), &findings)
+                  .ok());
+  EXPECT_TRUE(warnings.empty());
+
+  // Only a duplicate: Strict still fails, and no findings means no error.
+  d["spec"].erase("unknownField");
+  EXPECT_EQ(CheckBody(d, deployment, "Deployment", "v1", "Strict", &warnings,
+                      Schema::Get(), &findings)
+                .message(),
+            "Deployment in version \"v1\" cannot be handled as a Deployment: "
+            "strict decoding error: duplicate field \"spec.replicas\"");
+  EXPECT_TRUE(
+      CheckBody(d, deployment, "Deployment", "v1", "Strict", &warnings).ok());
+}
+
+TEST(StrictDecodingErrorsTest, OrderAndKeysInsideUnknownFields) {
+  BodyFindings f;
+  f.yaml_error =
+      "yaml: unmarshal errors:\n  line 3: key \"a\" already set in map";
+  f.duplicate_fields = {"spec.foo.x", "spec.foox", "spec.bar[0].y",
+                        "spec.replicas"};
+  EXPECT_EQ(
+      StrictDecodingErrors({"spec.bar", "spec.foo"}, f),
+      (std::vector<std::string>{
+          "yaml: unmarshal errors:\n  line 3: key \"a\" already set in map",
+          "unknown field \"spec.bar\"", "unknown field \"spec.foo\"",
+          "duplicate field \"spec.foox\"",
+          "duplicate field \"spec.replicas\""}));
+}
+
+TEST(StrictDecodingErrorsTest, YamlErrorsWarnOncePerLine) {
+  EXPECT_EQ(StrictDecodingWarnings(
+                {"yaml: unmarshal errors:\n  line 3: key \"a\" already set in "
+                 "map\n  line 7: key \"b\" already set in map",
+                 "unknown field \"x\""}),
+            (std::vector<std::string>{"line 3: key \"a\" already set in map",
+                                      "line 7: key \"b\" already set in map",
+                                      "unknown field \"x\""}));
+}
+
 }  // namespace
 }  // namespace kmock::api

@@ -431,5 +431,25 @@ TEST(UpdateManagedFieldsTest, StatusWriteKeepsTheSpecAppliersEntry) {
   EXPECT_EQ(mf[1]["fieldsV1"], json::parse(R"({"f:status":{"f:replicas":{}}})"));
 }
 
+// A hostile apply body nested a million levels deep used to overflow the
+// stack of the recursive merge; it is a 400 now, like the other patch types.
+TEST(ApplyTest, DeeplyNestedConfigurationIsABadRequest) {
+  json cfg = ApplyConfig(2, "nginx:1");
+  json deep = json::array();
+  for (int i = 0; i < 1000000; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  cfg["spec"]["template"]["metadata"]["annotations"] = {{"a", "b"}};
+  cfg["spec"]["template"]["spec"]["x"] = std::move(deep);
+  auto r =
+      Apply(NginxDeployment(), cfg, Applier("m1", 0), S(), DeploymentType());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(r.status().message().find("nests deeper than"), std::string::npos)
+      << r.status().message();
+}
+
 }  // namespace
 }  // namespace kmock::fieldmanager

@@ -1,5 +1,6 @@
 #include "patch/strategic_merge_patch.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -312,6 +313,57 @@ Status ValidateOrder(const JsonList& patch_list, const JsonList& order,
   return Status::Ok();
 }
 
+// The live list as upstream's mergePatchIntoOriginal orders by after
+// merging a keyed list. Go removes `$patch: delete` elements and appends new
+// ones inside the live list's own array, so the list it then uses (still of
+// the live length) holds the survivors, then the first appended elements,
+// then stale copies the deletes left behind. The order of live-only
+// elements depends on it: live [1, 2, 4] with $setElementOrder [2, 3] and
+// patch [3, {1: delete}] gives [2, 4, 3], not [2, 3, 4].
+JsonList ServerOrderAfterMerge(const JsonList& live, const JsonList& patch,
+                               const std::string& key) {
+  auto matches = [&key](const json& element, const json& value) {
+    auto it = element.find(key);
+    return it != element.end() && GoEqual(*it, value);
+  };
+  for (const JsonList* list : {&live, &patch}) {
+    for (const json& v : *list) {
+      if (!v.is_object()) return live;  // the merge itself fails
+    }
+  }
+  JsonList slots = live;
+  size_t size = slots.size();
+  bool replace = false;
+  for (const json& v : patch) {
+    auto d = v.find(kDirective);
+    if (d == v.end()) continue;
+    if (IsDirective(*d, "replace")) replace = true;
+    auto value = v.find(key);
+    if (!IsDirective(*d, "delete") || value == v.end()) continue;
+    for (size_t i = 0; i < size;) {
+      if (matches(slots[i], *value)) {
+        std::copy(slots.begin() + i + 1, slots.begin() + size,
+                  slots.begin() + i);
+        --size;
+      } else {
+        ++i;
+      }
+    }
+  }
+  if (replace) return slots;  // the replacement is a new array
+  JsonList merged(slots.begin(), slots.begin() + size);
+  for (const json& v : patch) {
+    auto value = v.find(key);
+    if (v.contains(kDirective) || value == v.end()) continue;
+    bool found = false;
+    for (const json& m : merged) found = found || matches(m, *value);
+    if (found) continue;
+    if (merged.size() < slots.size()) slots[merged.size()] = v;
+    merged.push_back(v);
+  }
+  return slots;
+}
+
 // mergePatchIntoOriginal: merges each list that has a $setElementOrder
 // directive and orders it; removes both from the patch.
 Status MergeOrderedLists(json& original, json& patch, const SchemaNode& node) {
@@ -350,6 +402,7 @@ Status MergeOrderedLists(json& original, json& patch, const SchemaNode& node) {
     JsonList order = ToList(set_order);
     KMOCK_RETURN_IF_ERROR(ValidateOrder(patch_list, order, meta.merge_key));
     JsonList merged;
+    JsonList server_order = original_list;
     if (found_original && !found_patch) {
       merged = original_list;
     } else if (!found_original && found_patch) {
@@ -360,6 +413,10 @@ Status MergeOrderedLists(json& original, json& patch, const SchemaNode& node) {
       KMOCK_ASSIGN_OR_RETURN(json result,
                              MergeSliceHandler(*o, *p, meta, false));
       merged = ToList(result);
+      if (meta.strategy == "merge" && !meta.merge_key.empty()) {
+        server_order =
+            ServerOrderAfterMerge(original_list, patch_list, meta.merge_key);
+      }
     } else {
       continue;
     }
@@ -375,7 +432,7 @@ Status MergeOrderedLists(json& original, json& patch, const SchemaNode& node) {
     KMOCK_ASSIGN_OR_RETURN(
         JsonList ordered,
         NormalizeElementOrder(std::move(present), std::move(absent), order,
-                              original_list, meta.merge_key, maps));
+                              server_order, meta.merge_key, maps));
     original[list_key] = FromList(std::move(ordered));
     patch.erase(list_key);
   }

@@ -52,6 +52,10 @@ class StoreObjectWatcher : public ObjectWatcher {
       TimePoint now = registry_->clock().Now();
       if (now >= next_bookmark_) {
         next_bookmark_ = now + registry_->watch_bookmark_interval();
+        // Like the watch cache's bookmarks, carry the newest revision this
+        // watch is known to be complete through, not just its last event.
+        last_revision_ =
+            std::max(last_revision_, watcher_->IdleProgressRevision());
         out->push_back(Bookmark(last_revision_, false));
       }
     }
@@ -64,23 +68,22 @@ class StoreObjectWatcher : public ObjectWatcher {
     json meta = {{"resourceVersion", std::to_string(revision)}};
     if (initial_events_end)
       meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
-    return {"BOOKMARK",
-            {{"kind", res_.kind},
-             {"apiVersion", res_.ApiVersion()},
-             {"metadata", meta}}};
+    return {"BOOKMARK", MakeServed({{"kind", res_.kind},
+                                    {"apiVersion", res_.ApiVersion()},
+                                    {"metadata", meta}})};
   }
 
  private:
   void Translate(const store::Event& ev, std::vector<WatchEvent>* out) {
+    auto obj = registry_->served_cache().Decode(res_, ev.kv.key, ev.kv.value,
+                                                ev.revision);
+    if (!obj.ok()) return;
     if (ev.type == store::Event::Type::kDelete) {
-      auto obj = DecodeObject(res_, ev.kv.value, ev.revision);
-      if (obj.ok() && filter_.Matches(res_, *obj))
+      if (filter_.Matches(res_, (*obj)->value()))
         out->push_back({"DELETED", std::move(obj).value()});
       return;
     }
-    auto obj = DecodeObject(res_, ev.kv.value, ev.revision);
-    if (!obj.ok()) return;
-    bool now_matches = filter_.Matches(res_, *obj);
+    bool now_matches = filter_.Matches(res_, (*obj)->value());
     bool was_matching = false;
     if (ev.has_prev) {
       if (filter_.Empty()) {
@@ -133,8 +136,9 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
     if (!list.ok()) return Internal(list.status().message());
     start = list->revision;
     for (const auto& kv : list->items) {
-      auto obj = DecodeObject(res, kv.value, kv.mod_revision);
-      if (obj.ok() && filter.Matches(res, *obj))
+      auto obj = registry->served_cache().Decode(res, kv.key, kv.value,
+                                                 kv.mod_revision);
+      if (obj.ok() && filter.Matches(res, (*obj)->value()))
         initial_events.push_back({"ADDED", std::move(obj).value()});
     }
   } else {

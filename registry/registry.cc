@@ -80,6 +80,18 @@ void KeepSystemMetadata(json& obj, const json& old) {
 Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
     : storage_(storage), clock_(clock), rng_(rng) {}
 
+Result<ServedPtr> Registry::GetServed(const api::ResourceInfo& res,
+                                      std::string_view ns,
+                                      std::string_view name) {
+  auto kv = storage_->Get(ObjectKey(res, ns, name));
+  if (!kv.ok()) {
+    if (kv.status().code() == StatusCode::kNotFound)
+      return NotFound(res, std::string(name));
+    return Internal(kv.status().message());
+  }
+  return served_cache_.Decode(res, kv->key, kv->value, kv->mod_revision);
+}
+
 Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
                            std::string_view name,
                            std::string_view subresource) {
@@ -280,7 +292,7 @@ Status Registry::ValidateFields(const api::ResourceInfo& res, const json& obj,
                                                           : "Warn";
   std::vector<std::string> warnings;
   KMOCK_RETURN_IF_ERROR(api::CheckBody(obj, *type, res.kind, res.version, mode,
-                                       &warnings, schema));
+                                       &warnings, schema, opts.body_findings));
   if (opts.warnings)
     opts.warnings->insert(opts.warnings->end(), warnings.begin(),
                           warnings.end());

@@ -29,11 +29,13 @@
 #include <string_view>
 #include <vector>
 
+#include "api/decode_check.h"
 #include "api/resource.h"
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/status.h"
 #include "fieldmanager/field_manager.h"
+#include "registry/served_object.h"
 #include "store/storage.h"
 
 namespace kmock::registry {
@@ -57,6 +59,9 @@ struct WriteOptions {
   std::string field_manager;  // fieldManager, else derived from user agent
   FieldValidation field_validation = FieldValidation::kWarn;
   bool force = false;  // server-side apply force=true
+  // Repeated keys found while parsing the body, for fieldValidation. May be
+  // null.
+  const api::BodyFindings* body_findings = nullptr;
   // Warnings to send back (Warning: 299 headers). May be null.
   std::vector<std::string>* warnings = nullptr;
 };
@@ -85,7 +90,8 @@ struct WatchOptions {
 
 struct WatchEvent {
   std::string type;  // "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
-  json object;       // the object, or a Status for "ERROR"
+  ServedPtr served;  // the object, or a Status for "ERROR"; shared
+  const json& object() const { return served->value(); }
 };
 
 // A stream of events for one resource (filtered by namespace and selectors).
@@ -124,6 +130,10 @@ class Registry {
   // autoscaling/v1 Scale built from the object).
   Result<json> Get(const api::ResourceInfo& res, std::string_view ns,
                    std::string_view name, std::string_view subresource = "");
+  // The object (or its status subresource, the same object) as a shared,
+  // decoded-once ServedObject: what GET serves without copying.
+  Result<ServedPtr> GetServed(const api::ResourceInfo& res, std::string_view ns,
+                              std::string_view name);
   // Returns the List object (kind <Kind>List, metadata.resourceVersion,
   // continue, remainingItemCount, items).
   Result<json> List(const api::ResourceInfo& res, std::string_view ns,
@@ -177,6 +187,8 @@ class Registry {
   std::chrono::milliseconds watch_bookmark_interval() const {
     return watch_bookmark_interval_;
   }
+  // Decoded objects of recent revisions, shared by every watch.
+  ServedObjectCache& served_cache() { return served_cache_; }
 
   // When true, Delete honours propagationPolicy Orphan and Foreground by
   // adding the orphan / foregroundDeletion finalizers, which only a garbage
@@ -233,6 +245,7 @@ class Registry {
   const Clock* clock_;
   Rng* rng_;
   std::chrono::milliseconds watch_bookmark_interval_{60000};
+  ServedObjectCache served_cache_;
   std::atomic<bool> garbage_collection_{false};
   std::mutex allocators_mu_;
   std::map<const api::ResourceInfo*, std::unique_ptr<api::ResourceAllocator>>

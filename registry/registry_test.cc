@@ -188,14 +188,14 @@ TEST_F(RegistryTest, WatchFromZeroSendsAddedThenChanges) {
     ASSERT_TRUE((*w)->Next(std::chrono::milliseconds(100), &evs).ok());
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, "ADDED");
-  EXPECT_EQ(evs[0].object["metadata"]["name"], "b");
+  EXPECT_EQ(evs[0].object()["metadata"]["name"], "b");
   EXPECT_EQ(evs[1].type, "DELETED");
-  EXPECT_EQ(evs[1].object["metadata"]["name"], "a");
+  EXPECT_EQ(evs[1].object()["metadata"]["name"], "a");
   std::vector<WatchEvent> only_b;
   for (int i = 0; i < 20 && only_b.empty(); ++i)
     ASSERT_TRUE((*wb)->Next(std::chrono::milliseconds(100), &only_b).ok());
   ASSERT_EQ(only_b.size(), 1u);
-  EXPECT_EQ(only_b[0].object["metadata"]["name"], "b");
+  EXPECT_EQ(only_b[0].object()["metadata"]["name"], "b");
 }
 
 TEST_F(RegistryTest, GracefulDeleteThenFinalDelete) {

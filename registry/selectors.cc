@@ -190,6 +190,18 @@ Result<LabelSelector> LabelSelector::Parse(const std::string& text) {
   return sel;
 }
 
+namespace {
+
+// A string member of a matchExpressions entry; "" when the entry is not an
+// object or the member is absent or not a string (json::value would throw).
+std::string StringMember(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
 Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
   LabelSelector sel;
   if (selector.is_null()) {
@@ -208,8 +220,10 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
       it != selector.end() && it->is_array()) {
     for (const auto& e : *it) {
       Requirement r;
-      r.key = e.value("key", "");
-      std::string op = e.value("operator", "");
+      if (!e.is_object() || !e.contains("key") || !e["key"].is_string())
+        return ParseError("invalid label selector");
+      r.key = StringMember(e, "key");
+      std::string op = StringMember(e, "operator");
       if (op == "In")
         r.op = Op::kIn;
       else if (op == "NotIn")

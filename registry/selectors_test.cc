@@ -90,5 +90,17 @@ TEST(FieldSelectorTest, EscapesAndDoubleEquals) {
   EXPECT_FALSE(FieldSelector::Parse("metadata.name").ok());
 }
 
+// Found by tests/fuzz: members of the wrong JSON type used to throw out of
+// FromJson (nlohmann's value() on a non-string or a non-object).
+TEST(LabelSelectorTest, FromJsonWithWrongTypesIsAnError) {
+  for (const char* text :
+       {R"({"matchExpressions":[{"key":["fe","be"],"operator":"In"}]})",
+        R"({"matchExpressions":[{"key":"a","operator":7}]})",
+        R"({"matchExpressions":["app"]})"}) {
+    auto s = LabelSelector::FromJson(json::parse(text));
+    EXPECT_FALSE(s.ok()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kmock::registry

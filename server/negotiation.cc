@@ -1,11 +1,16 @@
 #include "server/negotiation.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <regex>
+#include <set>
 
 #include "api/protobuf_decode.h"
 #include "api/schema.h"
+#include "common/go_quote.h"
 #include "server/errors.h"
 #include "server/yaml_json.h"
 
@@ -153,25 +158,217 @@ std::string MediaType(std::string_view content_type) {
   return Lower(Trim(content_type.substr(0, semi)));
 }
 
+namespace {
+
+// Builds the JSON value from the parser's events, as json::parse does, and
+// notes every key an object already holds: the path of the repetition
+// ("spec.replicas", "spec.containers[0].name"), each path once. Checking the
+// object being built costs one map lookup per key and no extra memory.
+class DuplicateNotingBuilder {
+ public:
+  DuplicateNotingBuilder(json* root, std::vector<std::string>* duplicates)
+      : root_(root), duplicates_(duplicates) {}
+
+  bool null() { return Put(nullptr); }
+  bool boolean(bool v) { return Put(v); }
+  bool number_integer(json::number_integer_t v) { return Put(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return Put(v); }
+  bool number_float(json::number_float_t v, const std::string&) {
+    return Put(v);
+  }
+  bool string(std::string& v) { return Put(std::move(v)); }
+  bool binary(json::binary_t& v) { return Put(std::move(v)); }
+  bool start_object(std::size_t) {
+    if (TooDeep('{')) return false;
+    stack_.push_back(Frame{Place(json::value_t::object), nullptr, nullptr});
+    return true;
+  }
+  bool key(std::string& k) {
+    Frame& f = stack_.back();
+    auto& members = f.node->get_ref<json::object_t&>();
+    auto [it, inserted] = members.try_emplace(k);
+    f.key = &it->first;
+    f.slot = &it->second;
+    if (!inserted) {
+      it->second = nullptr;  // the last one wins, as in json::parse
+      NoteDuplicate();
+    }
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (TooDeep('[')) return false;
+    stack_.push_back(Frame{Place(json::value_t::array), nullptr, nullptr});
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& e) {
+    error_ = e.what();
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Frame {
+    json* node;              // the object or array being filled
+    json* slot;              // objects: where the current key's value goes
+    const std::string* key;  // objects: the current key
+  };
+
+  // Places a new value where the parser is and returns it.
+  template <typename V>
+  json* Place(V&& v) {
+    if (stack_.empty()) {
+      *root_ = json(std::forward<V>(v));
+      return root_;
+    }
+    Frame& f = stack_.back();
+    if (f.node->is_array()) {
+      f.node->emplace_back(std::forward<V>(v));
+      return &f.node->back();
+    }
+    *f.slot = json(std::forward<V>(v));
+    return f.slot;
+  }
+
+  template <typename V>
+  bool Put(V&& v) {
+    Place(std::forward<V>(v));
+    return true;
+  }
+
+  void NoteDuplicate() {
+    std::string path;
+    for (const Frame& f : stack_) {
+      if (f.node->is_array()) {
+        path += "[" + std::to_string(f.node->size() - 1) + "]";
+      } else {
+        if (!path.empty()) path += '.';
+        path += *f.key;
+      }
+    }
+    if (std::find(duplicates_->begin(), duplicates_->end(), path) ==
+        duplicates_->end()) {
+      duplicates_->push_back(std::move(path));
+    }
+  }
+
+  // Go's decoder stops at 10000 levels (encoding/json maxNestingDepth);
+  // deeper values would also overflow the stack of every recursive walk
+  // (copies, dumps, schema checks) that follows.
+  bool TooDeep(char opening) {
+    if (stack_.size() < kMaxNestingDepth) return false;
+    error_ = std::string("invalid character '") + opening +
+             "' exceeded max depth";
+    return true;
+  }
+  static constexpr size_t kMaxNestingDepth = 10000;
+
+  json* root_;
+  std::vector<std::string>* duplicates_;
+  std::vector<Frame> stack_;
+  std::string error_;
+};
+
+// go-yaml prints a map key with %#v: strings quoted, numbers and booleans
+// bare.
+std::string YamlKeyText(const YAML::Node& key) {
+  static const std::regex kBare(
+      "[-+]?(0|[1-9][0-9]*)|[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?|"
+      "true|True|TRUE|false|False|FALSE");
+  const std::string& text = key.Scalar();
+  if (key.Tag() != "!" && std::regex_match(text, kBare)) return text;
+  return GoQuote(text);
+}
+
+// Depth first, a value before the key that holds it, as go-yaml decodes.
+void CollectYamlDuplicates(const YAML::Node& node,
+                           std::vector<std::string>* lines) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) CollectYamlDuplicates(item, lines);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    CollectYamlDuplicates(kv.second, lines);
+    if (!kv.first.IsScalar()) continue;
+    if (!seen.insert(kv.first.Scalar()).second) {
+      lines->push_back("line " + std::to_string(kv.second.Mark().line + 1) +
+                       ": key " + YamlKeyText(kv.first) +
+                       " already set in map");
+    }
+  }
+}
+
+}  // namespace
+
+Result<json> ParseJsonFindingDuplicates(std::string_view text,
+                                        std::vector<std::string>* duplicates) {
+  json out;
+  DuplicateNotingBuilder builder(&out, duplicates);
+  if (!json::sax_parse(text, &builder)) {
+    // The decoder's message, as kube-apiserver wraps it in a 400.
+    return BadRequestError("error decoding request body: " + builder.error());
+  }
+  return out;
+}
+
+std::string YamlDuplicateKeyError(std::string_view yaml) {
+  std::vector<std::string> lines;
+  try {
+    CollectYamlDuplicates(YAML::Load(std::string(yaml)), &lines);
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (lines.empty()) return "";
+  std::string out = "yaml: unmarshal errors:";
+  for (const std::string& line : lines) out += "\n  " + line;
+  return out;
+}
+
+Result<DecodedBody> DecodeBodyWithFindings(std::string_view content_type,
+                                           std::string_view body,
+                                           const api::Type* expected) {
+  std::string media = MediaType(content_type);
+  DecodedBody out;
+  if (media.empty() || media == "application/json") {
+    KMOCK_ASSIGN_OR_RETURN(
+        out.object,
+        ParseJsonFindingDuplicates(body, &out.findings.duplicate_fields));
+    return out;
+  }
+  if (media == "application/yaml") {
+    KMOCK_ASSIGN_OR_RETURN(out.object, YamlToJson(body));
+    out.findings.yaml_error = YamlDuplicateKeyError(body);
+    return out;
+  }
+  KMOCK_ASSIGN_OR_RETURN(out.object, DecodeBody(content_type, body, expected));
+  return out;
+}
+
 Result<json> DecodeBody(std::string_view content_type, std::string_view body,
                         const api::Type* expected) {
   std::string media = MediaType(content_type);
   if (media.empty() || media == "application/json") {
-    try {
-      return json::parse(body);
-    } catch (const json::exception& e) {
-      // The decoder's message, as kube-apiserver wraps it in a 400.
-      return BadRequestError(std::string("error decoding request body: ") +
-                             e.what());
-    }
+    std::vector<std::string> ignored;
+    return ParseJsonFindingDuplicates(body, &ignored);
   }
   if (media == "application/yaml") return YamlToJson(body);
   if (media == "application/vnd.kubernetes.protobuf") {
     // The envelope names the type; callers still check it against the URL.
     return api::DecodeProtobufObject(body, api::Schema::Get(), expected);
   }
-  return UnsupportedMediaTypeError(
-      {"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"});
+  return UnsupportedMediaTypeError({"application/json", "application/yaml",
+                                    "application/vnd.kubernetes.protobuf"});
 }
 
 namespace {

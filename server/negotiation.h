@@ -15,7 +15,9 @@
 //
 // Request bodies: application/json (or no Content-Type), application/yaml
 // (converted to JSON), Kubernetes protobuf (decoded by the schema's field
-// numbers); anything else → 415.
+// numbers); anything else → 415. JSON and YAML readers also report keys
+// repeated within one object, for fieldValidation (see
+// DecodeBodyWithFindings).
 // Patch bodies pick the patch type from the Content-Type.
 //
 // Thread safety: pure functions; safe from any thread.
@@ -28,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/decode_check.h"
 #include "api/schema.h"
 #include "common/status.h"
 #include "registry/registry.h"
@@ -74,6 +77,34 @@ std::string MediaType(std::string_view content_type);
 Result<nlohmann::json> DecodeBody(std::string_view content_type,
                                   std::string_view body,
                                   const api::Type* expected = nullptr);
+
+// A create/update body and what strict field validation needs to know about
+// it that the value cannot show (keys repeated within one object; the value
+// keeps the last of them, as Go's decoder does).
+struct DecodedBody {
+  nlohmann::json object;
+  api::BodyFindings findings;
+};
+
+// DecodeBody, also reporting repeated keys: for JSON their paths
+// ("spec.replicas"), for YAML go-yaml's strict error ("yaml: unmarshal
+// errors:\n  line 5: key \"replicas\" already set in map"). Protobuf bodies
+// cannot repeat a field in a way we report. Hand `findings` to
+// api::CheckBody.
+Result<DecodedBody> DecodeBodyWithFindings(std::string_view content_type,
+                                           std::string_view body,
+                                           const api::Type* expected = nullptr);
+
+// Parses JSON text as nlohmann::json::parse does (the last of repeated keys
+// wins), also listing repeated keys as in BodyFindings::duplicate_fields.
+// kBadRequest with the parser's message on malformed input.
+Result<nlohmann::json> ParseJsonFindingDuplicates(
+    std::string_view text, std::vector<std::string>* duplicates);
+
+// go-yaml's strict error for the keys repeated in the first document of a
+// YAML text (see BodyFindings::yaml_error); empty if none or if the text is
+// not valid YAML (YamlToJson reports that).
+std::string YamlDuplicateKeyError(std::string_view yaml);
 
 // A body that is not valid JSON, as kube-apiserver's decoder reports it for
 // an object of `kind`: 400 "the object provided is unrecognized (must be of

@@ -114,7 +114,8 @@ TEST(NegotiationTest, DecodeJsonYamlAndRefuseProtobuf) {
   EXPECT_EQ(
       other.status().message(),
       "the body of the request was in an unknown format - accepted media types "
-      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+      "include: application/json, application/yaml, "
+      "application/vnd.kubernetes.protobuf");
 }
 
 TEST(NegotiationTest, UnrecognizedObjectInGoWords) {
@@ -171,6 +172,103 @@ TEST(YamlJsonTest, ScalarsAndRoundTrip) {
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, original);
   EXPECT_FALSE(YamlToJson("a: [unclosed").ok());
+}
+
+TEST(DuplicateKeysTest, JsonRepetitionsAreNotedAndTheLastOneWins) {
+  // The body of kube-apiserver's field validation conformance test, plus
+  // repetitions in a map, in a list element and three times over.
+  constexpr char kBody[] = R"({
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "my-dep", "labels": {"app": "a", "app": "nginx"}},
+    "spec": {
+      "unknownField": "foo", "replicas": 2, "replicas": 3,
+      "template": {"spec": {"containers": [
+        {"name": "x", "image": "i"},
+        {"name": "y", "image": "i", "name": "z", "name": "nginx"}]}},
+      "replicas": 4}})";
+  auto decoded = DecodeBodyWithFindings("application/json", kBody);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(
+      decoded->findings.duplicate_fields,
+      (std::vector<std::string>{"metadata.labels.app", "spec.replicas",
+                                "spec.template.spec.containers[1].name"}));
+  EXPECT_TRUE(decoded->findings.yaml_error.empty());
+  const json& obj = decoded->object;
+  EXPECT_EQ(obj["spec"]["replicas"], 4);
+  EXPECT_EQ(obj["metadata"]["labels"]["app"], "nginx");
+  EXPECT_EQ(obj["spec"]["template"]["spec"]["containers"][1]["name"], "nginx");
+  // Apart from the repetitions, the same value json::parse builds.
+  EXPECT_EQ(obj, json::parse(kBody));
+}
+
+TEST(DuplicateKeysTest, JsonWithoutRepetitionsMatchesParse) {
+  constexpr char kBody[] =
+      R"([{"a":[1,2.5,-3,18446744073709551615,"s",true,false,null,{}],)"
+      R"("b":{"c":{"d":[[]]}}},"x",{"a":1},{"a":2}])";
+  std::vector<std::string> dups;
+  auto v = ParseJsonFindingDuplicates(kBody, &dups);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, json::parse(kBody));
+  EXPECT_TRUE(dups.empty());
+  auto scalar = ParseJsonFindingDuplicates("  7 ", &dups);
+  ASSERT_TRUE(scalar.ok());
+  EXPECT_EQ(*scalar, 7);
+}
+
+TEST(DuplicateKeysTest, MalformedJsonKeepsTheParserMessage) {
+  std::vector<std::string> dups;
+  auto bad = ParseJsonFindingDuplicates(R"({"a":1,"a":)", &dups);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kBadRequest);
+  std::string expected;
+  try {
+    json parsed = json::parse(R"({"a":1,"a":)");
+    static_cast<void>(parsed);
+  } catch (const json::parse_error& e) {
+    expected = std::string("error decoding request body: ") + e.what();
+  }
+  EXPECT_EQ(bad.status().message(), expected);
+  EXPECT_FALSE(DecodeBodyWithFindings("application/json", "").ok());
+}
+
+TEST(DuplicateKeysTest, YamlRepetitionsInGoYamlWords) {
+  // Nested repetitions are reported before the key that holds them, each on
+  // the line of its repeated value.
+  constexpr char kYaml[] =
+      "a: 1\n"
+      "b:\n"
+      "  c: 1\n"
+      "  c: 2\n"
+      "a: 3\n"
+      "list:\n"
+      "- x: 1\n"
+      "  x: 2\n"
+      "true: 1\n"
+      "true: 2\n";
+  auto decoded = DecodeBodyWithFindings("application/yaml", kYaml);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->findings.yaml_error,
+            "yaml: unmarshal errors:\n"
+            "  line 4: key \"c\" already set in map\n"
+            "  line 5: key \"a\" already set in map\n"
+            "  line 8: key \"x\" already set in map\n"
+            "  line 10: key true already set in map");
+  EXPECT_TRUE(decoded->findings.duplicate_fields.empty());
+  EXPECT_EQ(decoded->object["a"], 3);
+  EXPECT_EQ(decoded->object["b"]["c"], 2);
+
+  EXPECT_EQ(YamlDuplicateKeyError("a: 1\nb: 2\n"), "");
+  EXPECT_EQ(YamlDuplicateKeyError("a: [unclosed"), "");
+}
+
+TEST(DuplicateKeysTest, ProtobufAndOtherTypesCarryNoFindings) {
+  auto pb = DecodeBodyWithFindings("application/vnd.kubernetes.protobuf",
+                                   std::string("k8s\0", 4));
+  ASSERT_FALSE(pb.ok());
+  EXPECT_EQ(pb.status().code(), StatusCode::kBadRequest);
+  auto other = DecodeBodyWithFindings("text/plain", "x");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), StatusCode::kUnsupportedMediaType);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "server/response.h"
 
+#include "api/typed_json.h"
 #include "server/errors.h"
 #include "server/yaml_json.h"
 
@@ -9,10 +10,10 @@ void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
                const std::string& content_type) {
   res.status = code;
   // kube-apiserver's JSON serializer ends every body with a newline.
-  res.set_content(
-      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-          "\n",
-      content_type);
+  std::string body;
+  api::AppendTypedJson(value, &body);
+  body.push_back('\n');
+  res.set_content(std::move(body), content_type);
 }
 
 void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,

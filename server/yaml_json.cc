@@ -3,8 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 
 namespace kmock::server {
 namespace {
@@ -39,7 +41,64 @@ json PlainScalar(const std::string& s) {
   return s;
 }
 
-json NodeToJson(const YAML::Node& node) {
+// The offset of the first byte of s that does not start a valid UTF-8
+// sequence (overlong forms, surrogates and code points past U+10FFFF
+// included), or npos. JSON text must be UTF-8: nlohmann::json refuses to
+// dump anything else, and go-yaml refuses such documents.
+size_t InvalidUtf8At(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      n = 2, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 3, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (s.size() - i < n) return i;
+    for (size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+// A scalar as JSON text needs it; escapes such as "\uD800" can still make
+// invalid UTF-8 out of a valid document.
+const std::string& CheckedScalar(const std::string& s) {
+  if (InvalidUtf8At(s) != std::string_view::npos) {
+    throw std::runtime_error(
+        "yaml: found invalid Unicode character escape code");
+  }
+  return s;
+}
+
+// The most JSON values a YAML document of n bytes may turn into. Without
+// aliases every value takes at least two bytes of text; aliases can repeat
+// a subtree without bound ("billion laughs": a few hundred bytes that
+// expand to gigabytes), which kube's YAML decoder refuses as "excessive
+// aliasing".
+size_t ValueBudget(size_t yaml_bytes) { return 4 * yaml_bytes + 10000; }
+
+// REQUIRES: *budget counts the values still allowed; throws when it runs out.
+json NodeToJson(const YAML::Node& node, size_t* budget) {
+  if (*budget == 0) {
+    throw std::runtime_error("yaml: document contains excessive aliasing");
+  }
+  --*budget;
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -47,18 +106,20 @@ json NodeToJson(const YAML::Node& node) {
     case YAML::NodeType::Scalar:
       // A quoted scalar has the non-specific tag "!"; a plain one "?".
       if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {
-        return node.Scalar();
+        return CheckedScalar(node.Scalar());
       }
-      return PlainScalar(node.Scalar());
+      return PlainScalar(CheckedScalar(node.Scalar()));
     case YAML::NodeType::Sequence: {
       json out = json::array();
-      for (const YAML::Node& item : node) out.push_back(NodeToJson(item));
+      for (const YAML::Node& item : node)
+        out.push_back(NodeToJson(item, budget));
       return out;
     }
     case YAML::NodeType::Map: {
       json out = json::object();
       for (const auto& kv : node) {
-        out[kv.first.as<std::string>()] = NodeToJson(kv.second);
+        out[CheckedScalar(kv.first.as<std::string>())] =
+            NodeToJson(kv.second, budget);
       }
       return out;
     }
@@ -99,9 +160,14 @@ void Emit(YAML::Emitter& out, const json& v) {
 }  // namespace
 
 Result<json> YamlToJson(std::string_view yaml) {
+  if (InvalidUtf8At(yaml) != std::string_view::npos) {
+    return BadRequestError(
+        "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+  }
   try {
     YAML::Node node = YAML::Load(std::string(yaml));
-    return NodeToJson(node);
+    size_t budget = ValueBudget(yaml.size());
+    return NodeToJson(node, &budget);
   } catch (const std::exception& e) {
     return BadRequestError(std::string("error converting YAML to JSON: ") +
                            e.what());

@@ -14,14 +14,16 @@ std::string StringField(const json& obj, const char* key) {
 
 }  // namespace
 
-Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
+Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check,
+                            api::BodyFindings* findings) {
   std::string content_type = ctx.req->get_header_value("Content-Type");
   const api::Schema& schema = api::Schema::Get();
   const api::Type* expected =
       ctx.info->subresource == "scale"
           ? schema.Find("io.k8s.api.autoscaling.v1.Scale")
           : schema.Find(ctx.resource->schema_type);
-  Result<json> decoded = DecodeBody(content_type, *ctx.body, expected);
+  Result<DecodedBody> decoded =
+      DecodeBodyWithFindings(content_type, *ctx.body, expected);
   if (!decoded.ok()) {
     std::string media = MediaType(content_type);
     if (decoded.status().code() == StatusCode::kBadRequest &&
@@ -30,7 +32,8 @@ Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check) {
     }
     return decoded.status();
   }
-  json obj = std::move(decoded).value();
+  json obj = std::move(decoded->object);
+  if (findings) *findings = std::move(decoded->findings);
   if (!obj.is_object()) {
     return BadRequestError("the body of the request must be a JSON object");
   }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/decode_check.h"
 #include "common/status.h"
 #include "server/handlers/context.h"
 
@@ -16,8 +17,11 @@ namespace kmock::server {
 
 enum class BodyCheck { kCreate, kUpdate };
 
+// findings (may be null) receives the duplicate keys found while parsing,
+// for the registry's fieldValidation check.
 Result<nlohmann::json> ReadObjectBody(const RequestContext& ctx,
-                                      BodyCheck check);
+                                      BodyCheck check,
+                                      api::BodyFindings* findings = nullptr);
 
 }  // namespace kmock::server
 

@@ -40,7 +40,10 @@ void HandleCreate(const RequestContext& ctx, httplib::Response& res) {
     return WriteError(res, MethodNotAllowedError());
   }
 
-  Result<nlohmann::json> obj = ReadObjectBody(ctx, BodyCheck::kCreate);
+  api::BodyFindings findings;
+  Result<nlohmann::json> obj =
+      ReadObjectBody(ctx, BodyCheck::kCreate, &findings);
+  opts->body_findings = &findings;
   if (!obj.ok()) return WriteError(res, obj.status());
   Result<registry::WriteResult> out = ctx.registry->Create(
       *ctx.resource, ctx.info->ns, std::move(obj).value(), *opts);

@@ -13,6 +13,19 @@ void HandleGet(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, NotFoundPathError());
     return;
   }
+  if (sub != "scale" && !ctx.output.table &&
+      ctx.output.encoding == Encoding::kJson) {
+    // The common case: the object's shared JSON bytes, encoded once.
+    Result<registry::ServedPtr> served =
+        ctx.registry->GetServed(*ctx.resource, ctx.info->ns, ctx.info->name);
+    if (!served.ok()) return WriteError(res, served.status());
+    res.status = 200;
+    std::string body;
+    body.reserve((*served)->JsonBytes().size() + 1);
+    body.append((*served)->JsonBytes()).push_back('\n');
+    res.set_content(std::move(body), ctx.output.ContentType());
+    return;
+  }
   Result<nlohmann::json> obj =
       ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name, sub);
   if (!obj.ok()) {

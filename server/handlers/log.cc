@@ -114,8 +114,8 @@ class FollowStream {
     Status st = watcher_->Next(std::chrono::milliseconds(250), &events);
     for (const auto& e : events) {
       bool stopping = e.type == "DELETED" ||
-                      (e.object.contains("metadata") &&
-                       e.object["metadata"].contains("deletionTimestamp"));
+                      (e.object().contains("metadata") &&
+                       e.object()["metadata"].contains("deletionTimestamp"));
       if (stopping) {
         sink.done();
         return true;

@@ -15,7 +15,10 @@ void HandleUpdate(const RequestContext& ctx, httplib::Response& res) {
   if (!opts.ok()) return WriteError(res, opts.status());
   opts->warnings = &warnings;
 
-  Result<nlohmann::json> obj = ReadObjectBody(ctx, BodyCheck::kUpdate);
+  api::BodyFindings findings;
+  Result<nlohmann::json> obj =
+      ReadObjectBody(ctx, BodyCheck::kUpdate, &findings);
+  opts->body_findings = &findings;
   if (!obj.ok()) return WriteError(res, obj.status());
   Result<registry::WriteResult> out = ctx.registry->Update(
       *ctx.resource, ctx.info->ns, ctx.info->name, ctx.info->subresource,

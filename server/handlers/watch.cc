@@ -62,22 +62,28 @@ class WatchStream {
     std::vector<registry::WatchEvent> events;
     Status st = watcher_->Next(wait, &events);
     for (const registry::WatchEvent& e : events) {
-      if (!WriteEvent(sink, e.type, e.object)) return false;
+      if (!WriteEvent(sink, e)) return false;
     }
     if (!st.ok()) {
-      if (!tracker_->stopped()) WriteEvent(sink, "ERROR", StatusJson(st));
+      if (!tracker_->stopped()) WriteEventTo(sink, "ERROR", StatusJson(st));
       sink.done();
     }
     return true;
   }
 
-  // Writes one event line: {"type":...,"object":...} and a newline.
+  // Writes one event line, {"type":...,"object":...} and a newline, in
+  // kube-apiserver's field order.
+  static bool WriteEventTo(httplib::DataSink& sink, const std::string& type,
+                           const std::string& object_json) {
+    std::string line;
+    line.reserve(object_json.size() + type.size() + 24);
+    line.append("{\"type\":\"").append(type).append("\",\"object\":");
+    line.append(object_json).append("}\n");
+    return sink.write(line.data(), line.size());
+  }
   static bool WriteEventTo(httplib::DataSink& sink, const std::string& type,
                            const json& object) {
-    std::string line = json{{"type", type}, {"object", object}}.dump(
-        -1, ' ', false, json::error_handler_t::replace);
-    line += '\n';
-    return sink.write(line.data(), line.size());
+    return WriteEventTo(sink, type, registry::EncodeServedJson(object));
   }
 
   // Ends the watch and forgets it; safe to call more than once.
@@ -88,13 +94,15 @@ class WatchStream {
   }
 
  private:
-  bool WriteEvent(httplib::DataSink& sink, const std::string& type,
-                  const json& object) {
+  bool WriteEvent(httplib::DataSink& sink, const registry::WatchEvent& e) {
+    const std::string& type = e.type;
     bool convert =
         table_ && (type == "ADDED" || type == "MODIFIED" || type == "DELETED");
-    if (!convert) return WriteEventTo(sink, type, object);
+    // The object's bytes are shared by every watcher of this revision.
+    if (!convert) return WriteEventTo(sink, type, e.served->JsonBytes());
     return WriteEventTo(
-        sink, type, ObjectToTable(*resource_, object, clock_->Now(), *table_));
+        sink, type,
+        ObjectToTable(*resource_, e.object(), clock_->Now(), *table_));
   }
 
   std::unique_ptr<registry::ObjectWatcher> watcher_;

@@ -1,0 +1,75 @@
+#include "registry/served_object.h"
+
+#include <functional>
+
+#include "api/typed_json.h"
+#include "registry/object_codec.h"
+
+namespace kmock::registry {
+
+using nlohmann::json;
+
+std::string EncodeServedJson(const json& object) {
+  return api::EncodeTypedJson(object);
+}
+
+const std::string& ServedObject::JsonBytes() const {
+  std::call_once(encoded_, [this] { bytes_ = EncodeServedJson(object_); });
+  return bytes_;
+}
+
+Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
+                                            std::string_view key,
+                                            std::string_view bytes,
+                                            int64_t revision) {
+  size_t h = std::hash<std::string_view>{}(key) ^
+             (std::hash<int64_t>{}(revision)*0x9e3779b97f4a7c15ULL) ^
+             std::hash<const void*>{}(&res);
+  size_t slot = h % kSlots;
+  std::mutex& lock = locks_[slot % kStripes];
+  {
+    std::lock_guard<std::mutex> l(lock);
+    const Slot& s = slots_[slot];
+    if (s.object && s.res == &res && s.revision == revision && s.key == key) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return s.object;
+    }
+  }
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
+  ServedPtr served = MakeServed(std::move(obj));
+  // A decoded object takes a few times its JSON text in memory.
+  const size_t charge = 3 * bytes.size() + key.size() + 256;
+  ServedPtr evicted;  // destroyed after the lock is released
+  {
+    std::lock_guard<std::mutex> l(lock);
+    Slot& s = slots_[slot];
+    s.res = &res;
+    s.revision = revision;
+    s.key.assign(key);
+    evicted = std::exchange(s.object, served);
+    charged_.fetch_add(charge, std::memory_order_relaxed);
+    charged_.fetch_sub(s.charge, std::memory_order_relaxed);
+    s.charge = charge;
+  }
+  EvictOverBudget();
+  return served;
+}
+
+void ServedObjectCache::EvictOverBudget() {
+  for (size_t swept = 0;
+       swept < kSlots && charged_.load(std::memory_order_relaxed) > budget_;
+       ++swept) {
+    size_t i = hand_.fetch_add(1, std::memory_order_relaxed) % kSlots;
+    ServedPtr victim;
+    std::lock_guard<std::mutex> l(locks_[i % kStripes]);
+    Slot& s = slots_[i];
+    if (!s.object) continue;
+    victim = std::move(s.object);
+    s.object.reset();
+    charged_.fetch_sub(s.charge, std::memory_order_relaxed);
+    s.charge = 0;
+  }
+}
+
+}  // namespace kmock::registry

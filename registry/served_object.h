@@ -1,0 +1,101 @@
+// An object as served at one revision, decoded once and shared: every
+// watcher and informer that receives the same store event gets the same
+// ServedObject, and the JSON bytes a watch stream writes are encoded at most
+// once per revision however many clients watch.
+//
+// ServedObjectCache maps (resource, key, revision) to the decoded object for
+// the most recent revisions, so the N watchers of an event (the controllers'
+// informers, kubectl get -w, client informers) decode it once between them.
+// It is bounded twice: a fixed number of direct-mapped slots, and a budget
+// of bytes (an estimate of the decoded objects' size) enforced by a clock
+// hand that empties slots in turn until the cache is back under it.
+//
+// Thread safety: a ServedObject is immutable once built (its bytes are
+// encoded under std::call_once); the cache is safe from any thread.
+#ifndef KMOCK_REGISTRY_SERVED_OBJECT_H_
+#define KMOCK_REGISTRY_SERVED_OBJECT_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "api/resource.h"
+#include "common/status.h"
+
+namespace kmock::registry {
+
+class ServedObject {
+ public:
+  explicit ServedObject(nlohmann::json object) : object_(std::move(object)) {}
+  ServedObject(const ServedObject&) = delete;
+  ServedObject& operator=(const ServedObject&) = delete;
+
+  const nlohmann::json& value() const { return object_; }
+  // The object's JSON as sent to clients (encoded on first use).
+  const std::string& JsonBytes() const;
+
+ private:
+  nlohmann::json object_;
+  mutable std::once_flag encoded_;
+  mutable std::string bytes_;
+};
+
+using ServedPtr = std::shared_ptr<const ServedObject>;
+
+inline ServedPtr MakeServed(nlohmann::json object) {
+  return std::make_shared<const ServedObject>(std::move(object));
+}
+
+// The JSON text of an object as clients receive it.
+std::string EncodeServedJson(const nlohmann::json& object);
+
+class ServedObjectCache {
+ public:
+  static constexpr size_t kDefaultBudgetBytes = 16 << 20;
+  explicit ServedObjectCache(size_t budget_bytes = kDefaultBudgetBytes)
+      : budget_(budget_bytes) {}
+  ServedObjectCache(const ServedObjectCache&) = delete;
+  ServedObjectCache& operator=(const ServedObjectCache&) = delete;
+
+  // The served form (with apiVersion and kind) of `bytes`, the value of
+  // `key` at `revision` as res decodes it: from the cache, or decoded now
+  // and remembered.
+  Result<ServedPtr> Decode(const api::ResourceInfo& res, std::string_view key,
+                           std::string_view bytes, int64_t revision);
+
+  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+  uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
+  // The estimated bytes held (may briefly exceed the budget by one entry).
+  size_t charged_bytes() const {
+    return charged_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  void EvictOverBudget();
+
+  static constexpr size_t kSlots = 2048;
+  static constexpr size_t kStripes = 64;
+  struct Slot {
+    const api::ResourceInfo* res = nullptr;
+    int64_t revision = 0;
+    std::string key;
+    ServedPtr object;
+    size_t charge = 0;
+  };
+  std::array<std::mutex, kStripes> locks_;
+  std::array<Slot, kSlots> slots_;
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> misses_{0};
+  const size_t budget_;
+  std::atomic<size_t> charged_{0};
+  std::atomic<size_t> hand_{0};
+};
+
+}  // namespace kmock::registry
+
+#endif  // KMOCK_REGISTRY_SERVED_OBJECT_H_

@@ -1,0 +1,65 @@
+#include "registry/served_object.h"
+
+#include <gtest/gtest.h>
+
+namespace kmock::registry {
+namespace {
+
+const api::ResourceInfo& Pods() {
+  return *api::Catalog::Get().Find("", "v1", "pods");
+}
+
+std::string PodBytes(const std::string& name, size_t pad = 0) {
+  nlohmann::json pod = {
+      {"metadata", {{"name", name}, {"namespace", "default"}}},
+      {"spec", {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}}}};
+  if (pad) pod["metadata"]["annotations"] = {{"pad", std::string(pad, 'x')}};
+  return pod.dump();
+}
+
+TEST(ServedObjectCacheTest, DecodesEachRevisionOnceAndSharesIt) {
+  ServedObjectCache cache;
+  std::string bytes = PodBytes("a");
+  auto first = cache.Decode(Pods(), "/registry/pods/default/a", bytes, 7);
+  auto again = cache.Decode(Pods(), "/registry/pods/default/a", bytes, 7);
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->get(), again->get());  // one object for both readers
+  EXPECT_EQ(cache.hits(), 1u);
+  const nlohmann::json& obj = (*first)->value();
+  EXPECT_EQ(obj["kind"], "Pod");
+  EXPECT_EQ(obj["apiVersion"], "v1");
+  EXPECT_EQ(obj["metadata"]["resourceVersion"], "7");
+  // Go field order on the wire: kind and apiVersion first.
+  EXPECT_EQ(
+      (*first)->JsonBytes().rfind(R"({"kind":"Pod","apiVersion":"v1",)", 0), 0u)
+      << (*first)->JsonBytes();
+  // Another revision of the same key is another object.
+  auto next = cache.Decode(Pods(), "/registry/pods/default/a", bytes, 8);
+  ASSERT_TRUE(next.ok());
+  EXPECT_NE(next->get(), first->get());
+  EXPECT_EQ((*next)->value()["metadata"]["resourceVersion"], "8");
+}
+
+TEST(ServedObjectCacheTest, StaysWithinItsByteBudget) {
+  ServedObjectCache cache(/*budget_bytes=*/256 << 10);
+  std::string bytes = PodBytes("big", 16 << 10);
+  for (int rev = 1; rev <= 500; ++rev) {
+    ASSERT_TRUE(
+        cache.Decode(Pods(), "/registry/pods/default/big", bytes, rev).ok());
+    // At most one entry over the budget at any time.
+    EXPECT_LE(cache.charged_bytes(), (256u << 10) + 3 * bytes.size() + 512);
+  }
+  // The newest revisions are still served from the cache.
+  uint64_t hits = cache.hits();
+  ASSERT_TRUE(
+      cache.Decode(Pods(), "/registry/pods/default/big", bytes, 500).ok());
+  EXPECT_EQ(cache.hits(), hits + 1);
+}
+
+TEST(ServedObjectCacheTest, BadBytesAreAnError) {
+  ServedObjectCache cache;
+  EXPECT_FALSE(cache.Decode(Pods(), "/registry/pods/default/x", "{", 3).ok());
+}
+
+}  // namespace
+}  // namespace kmock::registry
