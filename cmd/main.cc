@@ -61,7 +61,6 @@ int Serve(const cmd::ServeOptions& o) {
 
   RealClock clock;
   const uint64_t seed = o.seed ? *o.seed : std::random_device{}();
-  Rng rng(seed);
 
   if (!o.in_memory) {
     std::error_code ec;
@@ -78,9 +77,13 @@ int Serve(const cmd::ServeOptions& o) {
   so.in_memory = o.in_memory;
   so.path = o.data_dir + "/store";
   so.compaction_interval = std::chrono::seconds(o.compaction_interval_seconds);
+  so.watcher_queue_limit = size_t(o.watch_queue_limit);
   auto storage = store::OpenRocksStorage(so);
   if (!storage.ok())
     return Fail("cannot open the store: " + storage.status().message());
+  // A restart with the same --seed must not hand out the UIDs and names of
+  // the previous run again: the stream continues from the store's revision.
+  Rng rng(SeedForStore(seed, (*storage)->CurrentRevision()));
 
   // PKI.
   certs::PkiOptions po;
@@ -133,7 +136,12 @@ int Serve(const cmd::ServeOptions& o) {
                        {certs::kAdminCommonName,
                         "",
                         {certs::kAdminGroup, "system:authenticated"}}});
-  sv.threads = o.threads;
+  sv.max_connections = o.max_connections;
+  sv.request_header_timeout =
+      std::chrono::milliseconds(o.request_header_timeout_ms);
+  sv.request_timeout = std::chrono::milliseconds(o.request_timeout_ms);
+  sv.keep_alive_timeout = std::chrono::milliseconds(o.keep_alive_timeout_ms);
+  sv.write_timeout = std::chrono::milliseconds(o.write_timeout_ms);
   sv.max_request_body_bytes = size_t(o.max_request_bytes);
   sv.kubernetes_version = o.kubernetes_version;
   sv.verbose = o.verbose;

@@ -22,6 +22,16 @@ Result<int64_t> ParseInt(const std::string& flag, const std::string& v,
   return int64_t(n);
 }
 
+// A network timeout: a duration of at least 100ms.
+Result<int64_t> ParseTimeout(const std::string& flag,
+                             Result<std::string> value) {
+  if (!value.ok()) return value.status();
+  Result<int64_t> ms = ParseDurationMillis(*value);
+  if (!ms.ok()) return FlagError(flag + ": " + ms.status().message());
+  if (*ms < 100) return FlagError(flag + " must be at least 100ms");
+  return *ms;
+}
+
 }  // namespace
 
 std::string DefaultDataDir() {
@@ -119,14 +129,27 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t s, ParseInt(a, v, 0, INT64_MAX));
       o.seed = uint64_t(s);
-    } else if (a == "--threads") {
+    } else if (a == "--max-connections" || a == "--threads") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t t, ParseInt(a, v, 8, 100000));
-      o.threads = int(t);
+      o.max_connections = int(t);
     } else if (a == "--max-request-bytes") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(o.max_request_bytes,
                              ParseInt(a, v, 1024, int64_t(1) << 34));
+    } else if (a == "--request-header-timeout") {
+      KMOCK_ASSIGN_OR_RETURN(o.request_header_timeout_ms,
+                             ParseTimeout(a, next()));
+    } else if (a == "--request-timeout") {
+      KMOCK_ASSIGN_OR_RETURN(o.request_timeout_ms, ParseTimeout(a, next()));
+    } else if (a == "--keep-alive-timeout") {
+      KMOCK_ASSIGN_OR_RETURN(o.keep_alive_timeout_ms, ParseTimeout(a, next()));
+    } else if (a == "--write-timeout") {
+      KMOCK_ASSIGN_OR_RETURN(o.write_timeout_ms, ParseTimeout(a, next()));
+    } else if (a == "--watch-queue-limit") {
+      KMOCK_ASSIGN_OR_RETURN(std::string v, next());
+      KMOCK_ASSIGN_OR_RETURN(o.watch_queue_limit,
+                             ParseInt(a, v, 10, int64_t(1) << 30));
     } else if (a == "--compaction-interval") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t ms, ParseDurationMillis(v));
@@ -194,10 +217,24 @@ Flags:
   --pace D                  delay of each fake kubelet step ("instant", "500ms",
                             "2s"), to watch pods start in a classroom
                             (default instant)
-  --threads N               HTTP worker threads; every open watch holds one
-                            (default 512)
+  --max-connections N       connections served at once, each on its own
+                            thread started on demand (an open watch is one);
+                            more are closed before the TLS handshake
+                            (default 10000; --threads is an old name)
   --max-request-bytes N     largest request body accepted; larger gets 413
                             (default 3145728)
+  --request-header-timeout D
+                            a connection must finish its TLS handshake and
+                            request header within this, however slowly it
+                            sends (default 32s)
+  --request-timeout D       a request with a body must be read and answered
+                            within this (default 1m)
+  --keep-alive-timeout D    an idle connection is closed after this
+                            (default 30s)
+  --write-timeout D         a client that reads nothing for this long (a
+                            stalled watch) is disconnected (default 10s)
+  --watch-queue-limit N     events queued for one slow watch before it is
+                            ended with 410 Expired (default 10000)
   --compaction-interval D   how often store history is compacted, keeping one
                             interval of history; 0 disables (default 5m)
   --watch-bookmark-interval D

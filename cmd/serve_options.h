@@ -22,8 +22,15 @@ struct ServeOptions {
   bool in_memory = false;
   std::string kubernetes_version = "1.33";
   std::optional<uint64_t> seed;
-  int threads = 512;
+  // Limits (docs/limits.md). --threads is the old name of
+  // --max-connections.
+  int max_connections = 10000;
   int64_t max_request_bytes = 3 * 1024 * 1024;
+  int64_t request_header_timeout_ms = 32000;
+  int64_t request_timeout_ms = 60000;
+  int64_t keep_alive_timeout_ms = 30000;
+  int64_t write_timeout_ms = 10000;
+  int64_t watch_queue_limit = 10000;
   int compaction_interval_seconds = 300;
   int64_t watch_bookmark_interval_ms = 60000;
   // Pace of the fake kubelets' steps, for classrooms: "instant" or a

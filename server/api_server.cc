@@ -3,17 +3,24 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "api/schema.h"
+#include "server/connection_hooks.h"
+#include "server/connection_pool.h"
+#include "server/connection_watchdog.h"
 #include "server/errors.h"
+#include "server/nesting_guard.h"
 #include "server/openapi.h"
 #include "server/response.h"
 #include "server/router.h"
@@ -23,8 +30,63 @@
 namespace kmock::server {
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 // Idle keep-alive connections are kept for this many requests.
 constexpr size_t kKeepAliveMaxCount = 100000;
+// Connections waiting to be accepted (the library's own is 5, so a burst of
+// clients would see dropped SYNs and one-second retries).
+constexpr int kListenBacklog = 4096;
+// Idle workers kept ready for the next connection.
+constexpr size_t kWarmWorkers = 4;
+// A spare worker idle this long exits.
+constexpr std::chrono::seconds kWorkerIdleExit{30};
+// Precision of the connection deadlines.
+constexpr std::chrono::milliseconds kWatchdogTick{250};
+// Request bodies may nest this deep (JSON arrays and objects, YAML flow
+// collections); deeper gets 400 before anything parses them. Patches have
+// the same limit.
+constexpr int kMaxBodyNesting = 1000;
+// Descriptors kept for the store, logs and the rest of the process.
+constexpr rlim_t kReservedDescriptors = 256;
+
+// The TLS server, with its listening socket reachable.
+class HttpsServer : public httplib::SSLServer {
+ public:
+  using httplib::SSLServer::SSLServer;
+  socket_t listen_socket() const { return svr_sock_; }
+};
+
+// Raises the soft limit on open descriptors to the hard one (as the Go
+// runtime does for kube-apiserver) and returns how many connections fit.
+size_t ConnectionsThatFit(size_t wanted) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return wanted;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+    getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  if (lim.rlim_cur == RLIM_INFINITY) return wanted;
+  rlim_t room = lim.rlim_cur > 2 * kReservedDescriptors
+                    ? lim.rlim_cur - kReservedDescriptors
+                    : lim.rlim_cur / 2;
+  return std::min<size_t>(wanted, room);
+}
+
+time_t WholeSecondsAtLeastOne(std::chrono::milliseconds d) {
+  return std::max<time_t>(1, (d.count() + 999) / 1000);
+}
+
+int SocketOfRequest(const httplib::Request& req) {
+  return req.ssl != nullptr ? SSL_get_fd(req.ssl) : -1;
+}
+
+bool HasBody(const httplib::Request& req) {
+  if (req.has_header("Transfer-Encoding")) return true;
+  std::string length = req.get_header_value("Content-Length");
+  return !length.empty() && length != "0";
+}
 
 // SO_REUSEADDR only: the library's default also sets SO_REUSEPORT, which
 // lets a second server bind the same port silently.
@@ -62,11 +124,24 @@ class ApiServer::Impl {
   Status Start() {
     if (server_)
       return Status(StatusCode::kInternal, "the server was already started");
+    size_t wanted = static_cast<size_t>(std::max(
+        1, options_.threads > 0 ? options_.threads : options_.max_connections));
+    max_connections_ = ConnectionsThatFit(wanted);
+    if (max_connections_ < wanted) {
+      std::cerr << "kubemock: serving at most " << max_connections_
+                << " connections, not " << wanted
+                << ": the open-file limit is too low (ulimit -n)\n";
+    }
+    hook_config_.watchdog = &watchdog_;
+    hook_config_.handshake_and_header_timeout = options_.request_header_timeout;
+    hook_config_.write_timeout = options_.write_timeout;
     Status tls_status;
-    server_ = std::make_unique<httplib::SSLServer>([&](SSL_CTX& ctx) {
+    server_ = std::make_unique<HttpsServer>([&](SSL_CTX& ctx) {
       tls_status =
           ConfigureTls(&ctx, options_.server_cert_pem, options_.server_key_pem,
                        options_.client_ca_pem);
+      if (tls_status.ok())
+        tls_status = InstallConnectionHooks(&ctx, &hook_config_);
       return tls_status.ok();
     });
     if (!tls_status.ok()) return tls_status;
@@ -82,6 +157,8 @@ class ApiServer::Impl {
         return BindError(options_.port);
       port_ = options_.port;
     }
+    listen(server_->listen_socket(), kListenBacklog);
+    watchdog_.Start();
     thread_ = std::thread([this] { server_->listen_after_bind(); });
     for (int i = 0; i < 500 && !server_->is_running(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -98,7 +175,11 @@ class ApiServer::Impl {
     ready_.store(false);
     streams_.StopAll();
     if (server_) server_->stop();
+    // Wakes workers blocked on idle or slow connections, so that the pool's
+    // shutdown does not wait for their timeouts.
+    watchdog_.CutAll();
     if (thread_.joinable()) thread_.join();
+    watchdog_.Stop();
   }
 
   int port() const { return port_; }
@@ -106,12 +187,37 @@ class ApiServer::Impl {
 
  private:
   void Configure(httplib::Server& s) {
-    size_t threads = static_cast<size_t>(std::max(1, options_.threads));
-    s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    ConnectionPoolOptions pool;
+    pool.warm_workers = kWarmWorkers;
+    pool.max_workers = max_connections_;
+    pool.idle_exit = kWorkerIdleExit;
+    pool.stack_bytes = options_.thread_stack_bytes;
+    // The library owns and deletes the queue when listening ends.
+    s.new_task_queue = [pool] { return new ConnectionPool(pool); };
     s.set_socket_options(ListenSocketOptions);
     s.set_tcp_nodelay(true);
     s.set_keep_alive_max_count(kKeepAliveMaxCount);
+    s.set_keep_alive_timeout(
+        WholeSecondsAtLeastOne(options_.keep_alive_timeout));
+    // Per read; the watchdog bounds the total.
+    s.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(
+        options_.request_header_timeout));
+    s.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(
+        options_.write_timeout));
     s.set_payload_max_length(options_.max_request_body_bytes + 1);
+
+    // The header is read: a request without a body has no deadline (it may
+    // be a watch); one with a body must be done within request_timeout.
+    ConnectionWatchdog* watchdog = &watchdog_;
+    auto request_timeout = options_.request_timeout;
+    s.set_pre_routing_handler(
+        [watchdog, request_timeout](const httplib::Request& req,
+                                    httplib::Response&) {
+          std::optional<SteadyClock::time_point> deadline;
+          if (HasBody(req)) deadline = SteadyClock::now() + request_timeout;
+          watchdog->SetDeadline(SocketOfRequest(req), deadline);
+          return httplib::Server::HandlerResponse::Unhandled;
+        });
 
     Router* router = router_.get();
     auto plain = [router](const httplib::Request& req, httplib::Response& res) {
@@ -120,7 +226,27 @@ class ApiServer::Impl {
     auto with_body = [router](const httplib::Request& req,
                               httplib::Response& res,
                               const httplib::ContentReader& reader) {
-      router->Serve(req, res, &reader);
+      NestingGuard guard(kMaxBodyNesting);
+      httplib::ContentReader guarded(
+          [&](httplib::ContentReceiver receive) {
+            return reader([&](const char* data, size_t n) {
+              return guard.Feed(data, n) && receive(data, n);
+            });
+          },
+          [&](httplib::MultipartContentHeader header,
+              httplib::ContentReceiver receive) {
+            return reader(std::move(header), std::move(receive));
+          });
+      router->Serve(req, res, &guarded);
+      if (!guard.too_deep()) return;
+      // The rest of the body was left unread.
+      if (res.status != 413) {
+        res = httplib::Response();
+        WriteError(
+            res, BadRequestError("the request body nests deeper than " +
+                                 std::to_string(kMaxBodyNesting) + " levels"));
+      }
+      res.set_header("Connection", "close");
     };
     const std::string all = ".*";
     s.Get(all, plain);
@@ -162,15 +288,25 @@ class ApiServer::Impl {
           WriteError(res, st);
           res.status = code;
         });
-    if (options_.verbose) {
-      s.set_logger(
-          [](const httplib::Request& req, const httplib::Response& res) {
-            std::string line = req.method + " " + req.target + " " +
-                               std::to_string(res.status) + " " +
-                               req.get_header_value("User-Agent") + "\n";
-            std::cerr << line;
-          });
-    }
+    // Runs once a response is written: the connection now waits for its
+    // next request, idle and then reading the header.
+    auto next_request_within =
+        std::chrono::duration_cast<SteadyClock::duration>(
+            std::chrono::seconds(
+                WholeSecondsAtLeastOne(options_.keep_alive_timeout)) +
+            options_.request_header_timeout);
+    bool verbose = options_.verbose;
+    s.set_logger(
+        [watchdog, next_request_within, verbose](const httplib::Request& req,
+                                                 const httplib::Response& res) {
+          watchdog->SetDeadline(SocketOfRequest(req),
+                                SteadyClock::now() + next_request_within);
+          if (!verbose) return;
+          std::string line = req.method + " " + req.target + " " +
+                             std::to_string(res.status) + " " +
+                             req.get_header_value("User-Agent") + "\n";
+          std::cerr << line;
+        });
   }
 
   Status BindError(int port) const {
@@ -206,7 +342,10 @@ class ApiServer::Impl {
   StreamTracker streams_;
   std::atomic<bool> ready_{false};
   std::unique_ptr<Router> router_;
-  std::unique_ptr<httplib::SSLServer> server_;
+  ConnectionWatchdog watchdog_{kWatchdogTick};
+  ConnectionHookConfig hook_config_;
+  size_t max_connections_ = 0;
+  std::unique_ptr<HttpsServer> server_;
   std::thread thread_;
   int port_ = 0;
 };

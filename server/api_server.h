@@ -14,8 +14,10 @@
 //
 // Thread safety: Start and Stop may be called from any thread but not
 // concurrently with each other; port() and ready() are safe from any thread.
-// Requests are served on a pool of `threads` workers; each watch or other
-// long stream holds one worker while it is open.
+// Each connection is served on its own worker thread from a pool that grows
+// on demand up to max_connections (server/connection_pool.h); a watchdog
+// closes connections that pass their deadlines (server/connection_watchdog.h).
+// docs/limits.md lists every limit and what a client sees when it is hit.
 #ifndef KMOCK_SERVER_API_SERVER_H_
 #define KMOCK_SERVER_API_SERVER_H_
 
@@ -44,10 +46,29 @@ struct ServerOptions {
   std::string client_ca_pem;
   // Bearer tokens and the users they stand for.
   std::vector<TokenUser> tokens;
-  // Worker threads: every open watch or stream holds one.
-  int threads = 512;
+  // Connections served at once. Each holds one worker thread for its whole
+  // life (handshake, keep-alive, every open watch or stream); threads start
+  // on demand and retire when idle. A connection beyond the limit is closed
+  // before its TLS handshake.
+  int max_connections = 10000;
+  // The old name of max_connections; when > 0 it wins.
+  int threads = 0;
   // Larger request bodies get 413.
   size_t max_request_body_bytes = 3 * 1024 * 1024;
+  // From the start of the TLS handshake to the end of the first request
+  // header; and after a response, from its end to the end of the next
+  // request's header (on top of keep_alive_timeout). The connection is closed
+  // when it passes, however slowly the bytes trickle in.
+  std::chrono::milliseconds request_header_timeout{32000};
+  // A request with a body must be read, served and answered within this.
+  std::chrono::milliseconds request_timeout{60000};
+  // An idle keep-alive connection is closed after this.
+  std::chrono::milliseconds keep_alive_timeout{30000};
+  // A response write (a watch event included) that cannot progress for this
+  // long ends the connection; a watch that is not read is ended this way.
+  std::chrono::milliseconds write_timeout{10000};
+  // Stack of each connection's thread.
+  size_t thread_stack_bytes = 4 * 1024 * 1024;
   // What /version reports and the OpenAPI documents carry.
   std::string kubernetes_version = "1.33.0";
   // Watches without timeoutSeconds end after this times (1 + r), r in [0, 1).

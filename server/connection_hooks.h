@@ -1,0 +1,40 @@
+// Ties each TLS connection to the connection limits, from the moment its
+// handshake starts until its SSL object is freed (just before the HTTP
+// library closes the socket):
+// - a connection the pool refused (ConnectionPool::CurrentTaskRefused) is
+//   shut down before a byte is read, so it costs no worker;
+// - every other socket gets the write timeout as its send timeout, and is
+//   tracked by the ConnectionWatchdog with the
+//   handshake-and-first-header deadline, and forgotten when its SSL object
+//   is freed.
+//
+// Thread safety: InstallConnectionHooks runs once on a fresh SSL_CTX before
+// it is shared; the hooks themselves run on the connection's worker thread.
+#ifndef KMOCK_SERVER_CONNECTION_HOOKS_H_
+#define KMOCK_SERVER_CONNECTION_HOOKS_H_
+
+#include <openssl/ssl.h>
+
+#include <chrono>
+
+#include "common/status.h"
+#include "server/connection_watchdog.h"
+
+namespace kmock::server {
+
+struct ConnectionHookConfig {
+  ConnectionWatchdog* watchdog = nullptr;
+  // Time from the start of the TLS handshake to the end of the first
+  // request header.
+  std::chrono::milliseconds handshake_and_header_timeout{32000};
+  // Set as the socket's send timeout (SO_SNDTIMEO): a blocking send into a
+  // full buffer fails after this instead of waiting forever.
+  std::chrono::milliseconds write_timeout{10000};
+};
+
+// `config` must outlive ctx.
+Status InstallConnectionHooks(SSL_CTX* ctx, const ConnectionHookConfig* config);
+
+}  // namespace kmock::server
+
+#endif  // KMOCK_SERVER_CONNECTION_HOOKS_H_
