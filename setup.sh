@@ -48,6 +48,21 @@ case "$cmd" in
     install_missing
     build
     ;;
+  fuzz)
+    # ./setup.sh fuzz [--runs N | --time SECONDS] [target...]: the libFuzzer
+    # targets under ASan + UBSan on their seed corpora (tests/fuzz/run).
+    PACKAGES+=(clang libclang-rt-14-dev)
+    install_missing
+    exec tests/fuzz/run "$@"
+    ;;
+  sanitize)
+    # ./setup.sh sanitize [address|thread|all] [ctest args...]: every unit
+    # and end-to-end test under ASan + UBSan and under TSan
+    # (tests/sanitize/run).
+    PACKAGES+=(clang libclang-rt-14-dev)
+    install_missing
+    exec tests/sanitize/run "$@"
+    ;;
   *)
     echo "usage: $0 serve [flags] | test | build" >&2
     exit 2

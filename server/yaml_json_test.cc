@@ -35,9 +35,9 @@ TEST(YamlToJsonTest, ExcessiveAliasingIsRefused) {
 // Found by tests/fuzz: bytes that are not UTF-8 passed through into JSON
 // strings, and the first dump() of the object threw.
 TEST(YamlToJsonTest, InvalidUtf8IsABadRequest) {
-  for (std::string doc : {std::string("restartPolicy: \xc1lways\n"),
-                          std::string("\xff: x\n"),
-                          std::string("a: \"\\uD800\"\n")}) {
+  for (std::string doc :
+       {std::string("restartPolicy: \xc1lways\n"), std::string("\xff: x\n"),
+        std::string("a: \"\\uD800\"\n")}) {
     auto j = YamlToJson(doc);
     ASSERT_FALSE(j.ok()) << doc;
     EXPECT_EQ(j.status().code(), StatusCode::kBadRequest);
