@@ -48,6 +48,13 @@ case "$cmd" in
     install_missing
     build
     ;;
+  bench)
+    # ./setup.sh bench [--quick] [bench/run flags]: the benchmark table
+    # (bench/README.md); installs nginx and etcd for the baselines.
+    install_missing
+    build
+    exec bench/run --build-dir "$BUILD_DIR" "$@"
+    ;;
   fuzz)
     # ./setup.sh fuzz [--runs N | --time SECONDS] [target...]: the libFuzzer
     # targets under ASan + UBSan on their seed corpora (tests/fuzz/run).
@@ -64,7 +71,7 @@ case "$cmd" in
     exec tests/sanitize/run "$@"
     ;;
   *)
-    echo "usage: $0 serve [flags] | test | build" >&2
+    echo "usage: $0 serve [flags] | test | build | bench [--quick] | fuzz | sanitize" >&2
     exit 2
     ;;
 esac

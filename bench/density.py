@@ -10,6 +10,9 @@ admin client certificate taken from the kubeconfig kubemock writes:
               is left, and learn when that happened
   run_case    creates the Deployments of one case, times them to Running,
               deletes them (propagationPolicy Background) and times them gone
+  StartupProbe  a thread creating one bare pod at a fixed rate on its own
+              connection, beside whatever else runs, and timing each from
+              its POST to the watch seeing it Running
 
 Times are time.monotonic(), the same clock in the caller and the watch thread.
 """
@@ -30,15 +33,16 @@ WORKERS = 10
 PODS_PER_WORKER = 250
 
 
-def cluster_file(path):
-    """One tainted control-plane node and ten roomy workers: 2,500 pods."""
+def cluster_file(path, workers=WORKERS, pods_per_worker=PODS_PER_WORKER):
+    """One tainted control-plane node and roomy workers (by default ten of
+    250 pods each: 2,500 pods)."""
     nodes = [{"name": "manage-1", "roles": ["control-plane"],
               "taints": [{"key": "node-role.kubernetes.io/control-plane",
                           "effect": "NoSchedule"}]}]
-    for i in range(1, WORKERS + 1):
+    for i in range(1, workers + 1):
         nodes.append({"name": "worker-%d" % i,
                       "capacity": {"cpu": "64", "memory": "256Gi",
-                                   "pods": str(PODS_PER_WORKER)}})
+                                   "pods": str(pods_per_worker)}})
     with open(path, "w") as f:
         yaml.safe_dump({"name": "density", "nodes": nodes}, f)
     return path
@@ -121,6 +125,7 @@ class PodWatch(threading.Thread):
         self.events = 0
         self.error = None
         self.first_running = None  # when the first pod went Running
+        self.running_at = {}  # name -> when it was first seen Running
         self.conn = None
         self.established = threading.Event()
 
@@ -164,8 +169,10 @@ class PodWatch(threading.Thread):
                 self.phases[name] = obj.get("status", {}).get("phase")
                 now = self.phases[name] == "Running"
             self.running += int(now) - int(was)
+            if now and name not in self.running_at:
+                self.running_at[name] = time.monotonic()
             if now and self.first_running is None:
-                self.first_running = time.monotonic()
+                self.first_running = self.running_at[name]
             self.cond.notify_all()
 
     def wait_for(self, predicate, timeout, what):
@@ -285,3 +292,74 @@ def run_case(client, server_pid, case, deployments, replicas, timeout):
         "delete_cpu_s": cpu2 - cpu1,
         "watch_events_total": watch.events,
     }
+
+
+class StartupProbe(threading.Thread):
+    """Creates pod <case>-N (labelled LABEL=<case>, scheduled normally) every
+    1/rate_per_s seconds until stop() or finish(), each timed from just
+    before its POST to its watch event in phase Running. Uses its own client
+    (connection) and its own watch."""
+
+    def __init__(self, client, case, rate_per_s):
+        super().__init__(daemon=True)
+        self.client = client
+        self.case = case
+        self.interval = 1.0 / rate_per_s
+        self.sent = {}  # name -> time.monotonic() before the POST
+        self.error = None
+        self.halt = threading.Event()
+        self.watch = None
+
+    def run(self):
+        try:
+            status, lst = self.client.request(
+                "GET", "/api/v1/namespaces/%s/pods?labelSelector=%s%%3D%s" %
+                (NAMESPACE, LABEL, self.case))
+            if status != 200:
+                raise RuntimeError("listing probe pods: %d" % status)
+            self.watch = PodWatch(self.client, self.case,
+                                  lst["metadata"]["resourceVersion"])
+            self.watch.start()
+            self.watch.established.wait(30)
+            if self.watch.error:
+                raise RuntimeError(self.watch.error)
+            due = time.monotonic()
+            n = 0
+            while not self.halt.is_set():
+                name = "%s-%d" % (self.case, n)
+                n += 1
+                pod = {"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": name,
+                                    "labels": {LABEL: self.case}},
+                       "spec": {"containers": [{"name": "web",
+                                                "image": "nginx:1.25"}]}}
+                self.sent[name] = time.monotonic()
+                status, body = self.client.request(
+                    "POST", "/api/v1/namespaces/%s/pods" % NAMESPACE, pod)
+                if status != 201:
+                    raise RuntimeError("creating probe pod %s: %d %s" %
+                                       (name, status, body))
+                due += self.interval
+                self.halt.wait(max(0.0, due - time.monotonic()))
+        except Exception as e:  # reported by finish()
+            self.error = "%s: %s" % (type(e).__name__, e)
+
+    def finish(self, timeout):
+        """Stops creating, waits until every probe pod was seen Running and
+        returns the latencies in milliseconds, in creation order."""
+        self.halt.set()
+        self.join(timeout)
+        if self.error:
+            raise RuntimeError("start-up probe: " + self.error)
+        names = list(self.sent)
+        self.watch.wait_for(
+            lambda w: all(n in w.running_at for n in names), timeout,
+            "%d probe pods Running" % len(names))
+        return [(self.watch.running_at[n] - self.sent[n]) * 1000.0
+                for n in names]
+
+    def stop(self):
+        self.halt.set()
+        if self.watch is not None:
+            self.watch.stop()
+        self.client.close()

@@ -1,0 +1,166 @@
+#include "fanout/stream_decoder.h"
+
+namespace kmock::bench {
+namespace {
+
+constexpr std::string_view kResourceVersion = "\"resourceVersion\":\"";
+constexpr std::string_view kType = "\"type\":\"";
+constexpr std::string_view kContinue = "\"continue\":\"";
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The decimal digits of a quoted number starting at pos; -1 if none.
+int64_t DigitsAt(std::string_view s, size_t pos) {
+  int64_t v = 0;
+  size_t i = pos;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    v = v * 10 + (s[i] - '0');
+    ++i;
+  }
+  if (i == pos || i >= s.size() || s[i] != '"') return -1;
+  return v;
+}
+
+// The string value that starts at pos and ends at the next unescaped quote.
+std::string_view QuotedAt(std::string_view s, size_t pos) {
+  size_t i = pos;
+  while (i < s.size() && s[i] != '"') i += (s[i] == '\\') ? 2 : 1;
+  if (i >= s.size()) return {};
+  return s.substr(pos, i - pos);
+}
+
+}  // namespace
+
+bool ChunkedLineReader::Fail(const std::string& why) {
+  state_ = State::kBad;
+  error_ = why;
+  return false;
+}
+
+void ChunkedLineReader::TakeData(std::string_view data) {
+  while (!data.empty()) {
+    size_t nl = data.find('\n');
+    if (nl == std::string_view::npos) {
+      line_.append(data);
+      return;
+    }
+    if (line_.empty()) {
+      on_line_(data.substr(0, nl));
+    } else {
+      line_.append(data.substr(0, nl));
+      on_line_(line_);
+      line_.clear();
+    }
+    data.remove_prefix(nl + 1);
+  }
+}
+
+bool ChunkedLineReader::Feed(std::string_view bytes) {
+  size_t i = 0;
+  while (i < bytes.size()) {
+    switch (state_) {
+      case State::kBad:
+        return false;
+      case State::kFinished:
+        return true;  // trailers and anything after are ignored
+      case State::kSize: {
+        char c = bytes[i++];
+        int d = HexDigit(c);
+        if (d >= 0) {
+          if (size_ > (UINT64_MAX >> 4)) return Fail("chunk size overflows");
+          size_ = size_ * 16 + d;
+          size_digits_ = true;
+        } else if (c == ';') {
+          state_ = State::kSizeExtension;
+        } else if (c == '\r') {
+          // The '\n' follows; handled on the next byte.
+        } else if (c == '\n') {
+          if (!size_digits_) return Fail("chunk header without a size");
+          remaining_ = size_;
+          state_ = size_ == 0 ? State::kFinished : State::kData;
+          size_ = 0;
+          size_digits_ = false;
+        } else {
+          return Fail(std::string("unexpected byte in chunk size: ") + c);
+        }
+        break;
+      }
+      case State::kSizeExtension:
+        if (bytes[i++] == '\n') {
+          if (!size_digits_) return Fail("chunk header without a size");
+          remaining_ = size_;
+          state_ = size_ == 0 ? State::kFinished : State::kData;
+          size_ = 0;
+          size_digits_ = false;
+        }
+        break;
+      case State::kData: {
+        size_t n = std::min<uint64_t>(remaining_, bytes.size() - i);
+        TakeData(bytes.substr(i, n));
+        i += n;
+        remaining_ -= n;
+        if (remaining_ == 0) {
+          state_ = State::kDataEnd;
+          end_seen_ = 0;
+        }
+        break;
+      }
+      case State::kDataEnd: {
+        char c = bytes[i++];
+        if (end_seen_ == 0 && c == '\r') {
+          end_seen_ = 1;
+        } else if (c == '\n') {
+          state_ = State::kSize;
+        } else {
+          return Fail("chunk data not followed by CRLF");
+        }
+        break;
+      }
+    }
+  }
+  return state_ != State::kBad;
+}
+
+WatchEventInfo ParseWatchEvent(std::string_view line) {
+  WatchEventInfo info;
+  size_t t = line.rfind(kType);
+  if (t != std::string_view::npos) {
+    info.type = QuotedAt(line, t + kType.size());
+  }
+  info.resource_version = FirstResourceVersion(line);
+  return info;
+}
+
+int64_t FirstResourceVersion(std::string_view json) {
+  size_t p = json.find(kResourceVersion);
+  if (p == std::string_view::npos) return -1;
+  return DigitsAt(json, p + kResourceVersion.size());
+}
+
+int64_t ListResourceVersion(std::string_view list_json) {
+  size_t p = list_json.rfind(kResourceVersion);
+  if (p == std::string_view::npos) return -1;
+  return DigitsAt(list_json, p + kResourceVersion.size());
+}
+
+std::string ListContinueToken(std::string_view list_json) {
+  size_t p = list_json.rfind(kContinue);
+  if (p == std::string_view::npos) return "";
+  return std::string(QuotedAt(list_json, p + kContinue.size()));
+}
+
+int64_t ListItemCount(std::string_view list_json) {
+  int64_t n = 0;
+  for (size_t p = list_json.find(kResourceVersion); p != std::string_view::npos;
+       p = list_json.find(kResourceVersion, p + kResourceVersion.size())) {
+    ++n;
+  }
+  return n > 0 ? n - 1 : 0;
+}
+
+}  // namespace kmock::bench
