@@ -147,6 +147,30 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
 
 Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
                             const ListOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(ServedList served, ListServed(res, ns, opts));
+  json items = json::array();
+  for (const ServedPtr& s : served.items) {
+    json item = s->value();
+    item.erase("apiVersion");
+    item.erase("kind");
+    items.push_back(std::move(item));
+  }
+  json list = {
+      {"apiVersion", res.ApiVersion()},
+      {"kind", res.list_kind},
+      {"metadata", {{"resourceVersion", std::to_string(served.revision)}}},
+      {"items", std::move(items)}};
+  if (!served.continue_token.empty()) {
+    list["metadata"]["continue"] = served.continue_token;
+    if (served.remaining_item_count)
+      list["metadata"]["remainingItemCount"] = *served.remaining_item_count;
+  }
+  return list;
+}
+
+Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
+                                        std::string_view ns,
+                                        const ListOptions& opts) {
   KMOCK_ASSIGN_OR_RETURN(
       Filter filter, MakeFilter(res, opts.label_selector, opts.field_selector));
   const std::string prefix = ObjectPrefix(res, ns);
@@ -185,7 +209,7 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     if (exact) read_rev = rv;
   }
 
-  json items = json::array();
+  std::vector<ServedPtr> items;
   int64_t list_rev = 0;
   bool more = false;
   int64_t remaining = 0;
@@ -217,9 +241,13 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     for (; i < page->items.size(); ++i) {
       if (limit > 0 && int64_t(items.size()) >= limit) break;
       const auto& kv = page->items[i];
+      // Small lists (kubectl get) are remembered for the next reader; the
+      // items of a large one would only push out what watchers need.
       KMOCK_ASSIGN_OR_RETURN(
-          json obj, DecodeObject(res, kv.value, kv.mod_revision, false));
-      if (!filter.Matches(res, obj)) {
+          ServedPtr obj,
+          served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
+                               /*remember=*/items.size() < 512));
+      if (!filter.Matches(res, obj->value())) {
         next_key = kv.key + '\0';
         continue;
       }
@@ -236,14 +264,13 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     start_key = next_key;
   }
 
-  json list = {{"apiVersion", res.ApiVersion()},
-               {"kind", res.list_kind},
-               {"metadata", {{"resourceVersion", std::to_string(list_rev)}}},
-               {"items", std::move(items)}};
+  ServedList list;
+  list.revision = list_rev;
+  list.items = std::move(items);
   if (more) {
-    list["metadata"]["continue"] =
+    list.continue_token =
         EncodeContinue({list_rev, next_key.substr(res.key_prefix.size())});
-    if (filter.Empty()) list["metadata"]["remainingItemCount"] = remaining;
+    if (filter.Empty()) list.remaining_item_count = remaining;
   }
   return list;
 }

@@ -88,6 +88,13 @@ struct WatchOptions {
   bool send_initial_events = false;
 };
 
+struct ServedList {
+  int64_t revision = 0;
+  std::string continue_token;                   // empty: the list is complete
+  std::optional<int64_t> remaining_item_count;  // with continue, unfiltered
+  std::vector<ServedPtr> items;  // as served alone (apiVersion and kind set)
+};
+
 struct WatchEvent {
   std::string type;  // "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
   ServedPtr served;  // the object, or a Status for "ERROR"; shared
@@ -134,6 +141,10 @@ class Registry {
   // decoded-once ServedObject: what GET serves without copying.
   Result<ServedPtr> GetServed(const api::ResourceInfo& res, std::string_view ns,
                               std::string_view name);
+  // The items of a list as shared served objects, with the list's
+  // metadata: what LIST serves without copying (see List).
+  Result<ServedList> ListServed(const api::ResourceInfo& res,
+                                std::string_view ns, const ListOptions& opts);
   // Returns the List object (kind <Kind>List, metadata.resourceVersion,
   // continue, remainingItemCount, items).
   Result<json> List(const api::ResourceInfo& res, std::string_view ns,

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "api/json_encode.h"
 #include "api/typed_json.h"
 #include "registry/object_codec.h"
 
@@ -18,10 +19,43 @@ const std::string& ServedObject::JsonBytes() const {
   return bytes_;
 }
 
+void AppendListItemJson(const ServedObject& object, std::string* out) {
+  // The served bytes start {"kind":"K","apiVersion":"V", (Go's TypeMeta
+  // order); an item is the same bytes without that prefix.
+  const std::string& bytes = object.JsonBytes();
+  const json& v = object.value();
+  auto kind = v.find("kind");
+  auto api_version = v.find("apiVersion");
+  if (kind != v.end() && kind->is_string() && api_version != v.end() &&
+      api_version->is_string()) {
+    std::string prefix = "{\"kind\":";
+    api::AppendJsonString(kind->get_ref<const std::string&>(), &prefix);
+    prefix += ",\"apiVersion\":";
+    api::AppendJsonString(api_version->get_ref<const std::string&>(), &prefix);
+    prefix += ',';
+    if (bytes.starts_with(prefix)) {
+      out->push_back('{');
+      out->append(bytes, prefix.size());
+      return;
+    }
+  }
+  const api::Type* type = api::TypeOfObject(v);
+  json item = v;
+  if (item.is_object()) {
+    item.erase("kind");
+    item.erase("apiVersion");
+  }
+  if (type) {
+    api::AppendObjectJson(item, *type, out);
+  } else {
+    api::AppendJson(item, out);
+  }
+}
+
 Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
                                             std::string_view key,
                                             std::string_view bytes,
-                                            int64_t revision) {
+                                            int64_t revision, bool remember) {
   size_t h = std::hash<std::string_view>{}(key) ^
              (std::hash<int64_t>{}(revision)*0x9e3779b97f4a7c15ULL) ^
              std::hash<const void*>{}(&res);
@@ -38,6 +72,7 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
   misses_.fetch_add(1, std::memory_order_relaxed);
   KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
   ServedPtr served = MakeServed(std::move(obj));
+  if (!remember) return served;
   // A decoded object takes a few times its JSON text in memory.
   const size_t charge = 3 * bytes.size() + key.size() + 256;
   ServedPtr evicted;  // destroyed after the lock is released

@@ -54,6 +54,10 @@ inline ServedPtr MakeServed(nlohmann::json object) {
 // The JSON text of an object as clients receive it.
 std::string EncodeServedJson(const nlohmann::json& object);
 
+// Appends the object as an item of a List: as served alone but without
+// kind and apiVersion, which kube-apiserver leaves out of list items.
+void AppendListItemJson(const ServedObject& object, std::string* out);
+
 class ServedObjectCache {
  public:
   static constexpr size_t kDefaultBudgetBytes = 16 << 20;
@@ -64,9 +68,11 @@ class ServedObjectCache {
 
   // The served form (with apiVersion and kind) of `bytes`, the value of
   // `key` at `revision` as res decodes it: from the cache, or decoded now
-  // and remembered.
+  // (and remembered unless `remember` is false, e.g. for the items of a
+  // large list that would only push out what watchers are about to use).
   Result<ServedPtr> Decode(const api::ResourceInfo& res, std::string_view key,
-                           std::string_view bytes, int64_t revision);
+                           std::string_view bytes, int64_t revision,
+                           bool remember = true);
 
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
   uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }

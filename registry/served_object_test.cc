@@ -56,6 +56,29 @@ TEST(ServedObjectCacheTest, StaysWithinItsByteBudget) {
   EXPECT_EQ(cache.hits(), hits + 1);
 }
 
+TEST(ServedObjectTest, ListItemsLeaveOutKindAndApiVersion) {
+  ServedObjectCache cache;
+  auto pod = cache.Decode(Pods(), "/registry/pods/default/a", PodBytes("a"), 4);
+  ASSERT_TRUE(pod.ok());
+  std::string item;
+  AppendListItemJson(**pod, &item);
+  EXPECT_EQ(item.rfind(R"({"metadata":{"name":"a","namespace":"default",)", 0),
+            0u)
+      << item;
+  nlohmann::json parsed = nlohmann::json::parse(item);
+  nlohmann::json expected = (*pod)->value();
+  expected.erase("kind");
+  expected.erase("apiVersion");
+  EXPECT_EQ(parsed, expected);
+  // An object whose bytes were not written by the typed encoder still
+  // becomes a correct item.
+  ServedObject odd({{"metadata", {{"name", "x"}}}, {"kind", "Pod"}});
+  std::string odd_item;
+  AppendListItemJson(odd, &odd_item);
+  EXPECT_EQ(nlohmann::json::parse(odd_item),
+            nlohmann::json({{"metadata", {{"name", "x"}}}}));
+}
+
 TEST(ServedObjectCacheTest, BadBytesAreAnError) {
   ServedObjectCache cache;
   EXPECT_FALSE(cache.Decode(Pods(), "/registry/pods/default/x", "{", 3).ok());
