@@ -121,6 +121,16 @@ bool DecodeEvent(std::string_view data, Event* out) {
   return true;
 }
 
+bool DecodeEventKey(std::string_view data, std::string_view* key) {
+  if (data.size() < 3 || data[0] != kFormatV1) return false;
+  data.remove_prefix(3);
+  uint64_t skipped;
+  for (int i = 0; i < 3; ++i) {
+    if (!GetVarint(&data, &skipped)) return false;
+  }
+  return GetLengthPrefixed(&data, key);
+}
+
 std::string RevisionKey(int64_t revision) {
   std::string out;
   out.reserve(8);

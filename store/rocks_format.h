@@ -9,12 +9,13 @@
 //   "log"      big-endian revision (8 bytes) -> event (EncodeEvent).
 //              One entry per revision; a watch replays it.
 //   "current"  user key -> record (EncodeRecord) of the live value. A
-//              deleted key has no entry. Serves Get and lists at the
-//              current revision.
+//              deleted key has no entry. Serves Get and lists: a key
+//              whose record here has mod_revision <= R also had it at R.
 //   "history"  user key + '\0' + big-endian revision -> record, one per
 //              write to the key (a delete writes a tombstone record).
-//              Serves lists at older revisions: the state of a key at
-//              revision R is its entry with the largest revision <= R.
+//              The state of a key at revision R is its entry with the
+//              largest revision <= R; a list at R looks up only the keys
+//              the log shows written after R (revision_cursor.h).
 //              User keys must not contain '\0', so the entries of one key
 //              are contiguous and keys sort in user-key order.
 //   "meta"     fixed names -> big-endian revision (8 bytes):
@@ -96,6 +97,9 @@ bool IsTombstone(std::string_view data);
 // The event's revision is its mod_revision.
 std::string EncodeEvent(const Event& e);
 bool DecodeEvent(std::string_view data, Event* out);
+// Only the key of an encoded event, without copying anything: `key` points
+// into `data`.
+bool DecodeEventKey(std::string_view data, std::string_view* key);
 
 // 8-byte big-endian revision: the "log" key and every "meta" value.
 std::string RevisionKey(int64_t revision);

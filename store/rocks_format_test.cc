@@ -87,6 +87,24 @@ TEST(RocksFormatTest, EventRoundTrips) {
   EXPECT_FALSE(DecodeEvent(truncated, &back));
 }
 
+TEST(RocksFormatTest, EventKeyIsReadWithoutTheValues) {
+  Event e;
+  e.kv.key = "/registry/pods/ns/a";
+  e.kv.value = std::string(300, 'v');  // multi-byte length varints
+  e.kv.create_revision = 200;
+  e.kv.mod_revision = 70000;
+  e.kv.version = 130;
+  e.has_prev = true;
+  e.prev_value = std::string(200, 'p');
+  const std::string encoded = EncodeEvent(e);
+  std::string_view key;
+  ASSERT_TRUE(DecodeEventKey(encoded, &key));
+  EXPECT_EQ(key, "/registry/pods/ns/a");
+  EXPECT_FALSE(DecodeEventKey(encoded.substr(0, 10), &key));
+  EXPECT_FALSE(DecodeEventKey("", &key));
+  EXPECT_FALSE(DecodeEventKey(std::string("\x02\x00\x00", 3), &key));
+}
+
 TEST(RocksFormatTest, HistoryKeysSortByKeyThenRevision) {
   std::string_view key;  // points into raw, which must outlive it
   int64_t rev;

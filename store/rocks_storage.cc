@@ -3,8 +3,12 @@
 #include "store/rocks_storage.h"
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
+
+#include "store/remaining_count_cache.h"
+#include "store/revision_cursor.h"
 
 namespace kmock::store {
 namespace {
@@ -46,35 +50,12 @@ std::string_view View(const rocksdb::Slice& s) {
   return std::string_view(s.data(), s.size());
 }
 
-// Collects list items up to a limit and counts the rest.
-class ListCollector {
- public:
-  explicit ListCollector(int64_t limit) : limit_(limit) {}
-  // Returns false if the record could not be decoded.
-  bool Add(std::string_view key, std::string_view record) {
-    if (limit_ > 0 && static_cast<int64_t>(items_.size()) >= limit_) {
-      ++remaining_;
-      return true;
-    }
-    format::Record r;
-    if (!format::DecodeRecord(record, &r)) return false;
-    items_.push_back(ToKeyValue(key, std::move(r)));
-    return true;
-  }
-  ListResult Finish(int64_t revision) {
-    ListResult out;
-    out.items = std::move(items_);
-    out.revision = revision;
-    out.remaining = remaining_;
-    out.more = remaining_ > 0;
-    return out;
-  }
-
- private:
-  const int64_t limit_;
-  std::vector<KeyValue> items_;
-  int64_t remaining_ = 0;
-};
+// Remaining counts of recent pages, for every open store (keyed by the
+// store; Close forgets its entries).
+RemainingCountCache& CountCache() {
+  static auto* cache = new RemainingCountCache(1024);
+  return *cache;
+}
 
 }  // namespace
 
@@ -201,6 +182,7 @@ void RocksStorage::Close() {
   (void)db_->Close();
   delete db_;
   db_ = nullptr;
+  CountCache().Forget(this);
 }
 
 int64_t RocksStorage::CurrentRevision() { return current_revision_.load(); }
@@ -271,55 +253,45 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
   int64_t revision = options.revision == 0 ? current : options.revision;
   KMOCK_RETURN_IF_ERROR(CheckReadRevision(revision, current));
 
-  const std::string& seek =
-      options.start_key.empty() ? options.prefix : options.start_key;
-  rocksdb::ReadOptions ro;
-  ro.snapshot = snap.get();
-  ListCollector collector(options.limit);
-  if (revision == current) {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, current_cf_));
-    for (it->Seek(seek); it->Valid(); it->Next()) {
-      std::string_view key = View(it->key());
-      if (!key.starts_with(options.prefix)) break;
-      if (!collector.Add(key, View(it->value()))) {
-        return InternalError("corrupt record in current");
-      }
-    }
-    if (!it->status().ok()) return FromRocks(it->status(), "listing");
-    return collector.Finish(revision);
+  SnapshotView view;
+  view.db = db_;
+  view.snapshot = snap.get();
+  view.current_revision = current;
+  view.log = log_cf_;
+  view.current = current_cf_;
+  view.history = history_cf_;
+  KMOCK_ASSIGN_OR_RETURN(
+      auto cursor,
+      RevisionCursor::Open(view, options.prefix, options.start_key, revision));
+  ListResult out;
+  out.revision = revision;
+  while (cursor->Valid() &&
+         (options.limit <= 0 ||
+          static_cast<int64_t>(out.items.size()) < options.limit)) {
+    format::Record r;
+    KMOCK_RETURN_IF_ERROR(cursor->Read(&r));
+    out.items.push_back(ToKeyValue(cursor->key(), std::move(r)));
+    KMOCK_RETURN_IF_ERROR(cursor->Next());
   }
+  if (!cursor->Valid()) return out;
 
-  // An older revision: each key's history entry with the largest revision
-  // <= `revision`, unless it is a tombstone.
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, history_cf_));
-  std::string group_key;
-  std::string best;  // encoded record; empty = none yet
-  auto flush = [&]() -> bool {
-    bool ok = best.empty() || format::IsTombstone(best) ||
-              collector.Add(group_key, best);
-    best.clear();
-    return ok;
-  };
-  for (it->Seek(seek); it->Valid(); it->Next()) {
-    std::string_view key;
-    int64_t rev;
-    if (!format::ParseHistoryKey(View(it->key()), &key, &rev)) {
-      return InternalError("corrupt history key");
+  // The page is full and keys follow it: count them, or derive the count
+  // from the previous page of the same walk.
+  std::optional<int64_t> after_start =
+      CountCache().CountFrom(this, options.prefix, revision, options.start_key);
+  int64_t items = static_cast<int64_t>(out.items.size());
+  if (after_start.has_value() && *after_start > items) {
+    out.remaining = *after_start - items;
+  } else {
+    while (cursor->Valid()) {
+      ++out.remaining;
+      KMOCK_RETURN_IF_ERROR(cursor->Next());
     }
-    if (!key.starts_with(options.prefix)) break;
-    // History keys are "<key>\0<revision>", so seeking to a start key that
-    // itself ends in "\0" (a continue token's "next key") lands on the
-    // previous key's entries: skip keys that sort before the start key.
-    if (key < std::string_view(seek)) continue;
-    if (key != group_key) {
-      if (!flush()) return InternalError("corrupt record in history");
-      group_key.assign(key.data(), key.size());
-    }
-    if (rev <= revision) best.assign(it->value().data(), it->value().size());
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing");
-  if (!flush()) return InternalError("corrupt record in history");
-  return collector.Finish(revision);
+  out.more = true;
+  CountCache().Put(this, options.prefix, revision, out.items.back().key,
+                   out.remaining);
+  return out;
 }
 
 Status RocksStorage::ReplayLog(const std::string& prefix,

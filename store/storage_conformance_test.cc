@@ -257,6 +257,153 @@ TEST_P(StorageConformanceTest,
   EXPECT_GT(store_->CurrentRevision(), pinned);
 }
 
+// Pages at a pinned revision while keys around the page boundaries are
+// updated, deleted and created after it.
+TEST_P(StorageConformanceTest,
+       PagesAtOldRevisionIgnoreLaterWritesAtBoundaries) {
+  for (char c = 'a'; c <= 'f'; ++c) Put(std::string("/q/") + c, "1");  // 1-6
+  Put("/q/b", "2");  // 7: a key with history before the pin
+  const int64_t pinned = store_->CurrentRevision();  // 7
+  EXPECT_EQ(ListAt("/q/", pinned, 2), "/q/a=1@1 /q/b=2@7 @rev=7 more=4");
+  Put("/q/b", "3");    // 8: the last item of page 1
+  Del("/q/c");         // 9: the first item of page 2
+  Put("/q/bb", "1");   // 10: created inside the gap between the pages
+  Del("/q/f");         // 11: the last key
+  Put("/q/g", "1");    // 12: created after the end
+  Del("/q/a");         // 13: before the start key
+  Put("/q/c", "new");  // 14: recreated after its delete
+  EXPECT_EQ(ListAt("/q/", pinned, 2, std::string("/q/b\0", 5)),
+            "/q/c=1@3 /q/d=1@4 @rev=7 more=2");
+  EXPECT_EQ(ListAt("/q/", pinned, 2, std::string("/q/d\0", 5)),
+            "/q/e=1@5 /q/f=1@6 @rev=7");
+  EXPECT_EQ(ListAt("/q/", pinned, 3, "/q/b"),
+            "/q/b=2@7 /q/c=1@3 /q/d=1@4 @rev=7 more=2");
+  EXPECT_EQ(ListAt("/q/", pinned), ListAt("/q/", pinned, 100));
+  EXPECT_EQ(ListAt("/q/", pinned),
+            "/q/a=1@1 /q/b=2@7 /q/c=1@3 /q/d=1@4 /q/e=1@5 /q/f=1@6 @rev=7");
+  // The same walk one revision later sees /q/b's update only.
+  EXPECT_EQ(ListAt("/q/", 8, 2), "/q/a=1@1 /q/b=3@8 @rev=8 more=4");
+  EXPECT_EQ(ListAt("/q/", 10, 3, std::string("/q/a\0", 5)),
+            "/q/b=3@8 /q/bb=1@10 /q/d=1@4 @rev=10 more=2");
+  EXPECT_EQ(ListAt("/q/", 0),
+            "/q/b=3@8 /q/bb=1@10 /q/c=new@14 /q/d=1@4 /q/e=1@5 /q/g=1@12 "
+            "@rev=14");
+}
+
+// Remaining counts at an older revision count the keys that existed then:
+// keys deleted since still count, keys created since do not.
+TEST_P(StorageConformanceTest, RemainingCountsAtOldRevisionCountKeysOfThen) {
+  for (int i = 0; i < 8; ++i) Put("/r/" + std::to_string(i), "1");  // 1-8
+  const int64_t pinned = store_->CurrentRevision();
+  Del("/r/5");
+  Del("/r/6");
+  Put("/r/55", "1");
+  Put("/r/9", "1");
+  Put("/r/7", "2");
+  EXPECT_EQ(ListAt("/r/", pinned, 1), "/r/0=1@1 @rev=8 more=7");
+  EXPECT_EQ(ListAt("/r/", pinned, 4, "/r/2"),
+            "/r/2=1@3 /r/3=1@4 /r/4=1@5 /r/5=1@6 @rev=8 more=2");
+  EXPECT_EQ(ListAt("/r/", pinned, 1, "/r/6"), "/r/6=1@7 @rev=8 more=1");
+  EXPECT_EQ(ListAt("/r/", 0, 1), "/r/0=1@1 @rev=13 more=7");
+  EXPECT_EQ(ListAt("/r/", 0, 5, "/r/5"),
+            "/r/55=1@11 /r/7=2@13 /r/9=1@12 @rev=13");
+}
+
+// A continue token's start key "<last>\0" at an old revision, when <last>
+// itself was rewritten or deleted after that revision.
+TEST_P(StorageConformanceTest, StartKeyEndingInNulAtOldRevisionAfterWrites) {
+  for (char c = 'a'; c <= 'd'; ++c) Put(std::string("/s/") + c, "1");  // 1-4
+  Put("/s/a", "2");                                                    // 5
+  Del("/s/b");                                                         // 6
+  EXPECT_EQ(ListAt("/s/", 4, 1, std::string("/s/a\0", 5)),
+            "/s/b=1@2 @rev=4 more=2");
+  EXPECT_EQ(ListAt("/s/", 4, 2, std::string("/s/b\0", 5)),
+            "/s/c=1@3 /s/d=1@4 @rev=4");
+  EXPECT_EQ(ListAt("/s/", 5, 5, std::string("/s/a\0", 5)),
+            "/s/b=1@2 /s/c=1@3 /s/d=1@4 @rev=5");
+  EXPECT_EQ(ListAt("/s/", 0, 5, std::string("/s/a\0", 5)),
+            "/s/c=1@3 /s/d=1@4 @rev=6");
+}
+
+// Pages at a revision above a compaction, with writes on both sides of it.
+TEST_P(StorageConformanceTest, PagesAtOldRevisionAfterCompaction) {
+  Put("/t/a", "1");  // 1
+  Put("/t/b", "1");  // 2
+  Put("/t/a", "2");  // 3
+  Put("/t/c", "1");  // 4
+  Del("/t/b");       // 5
+  Put("/t/d", "1");  // 6
+  ASSERT_TRUE(store_->Compact(4).ok());
+  Put("/t/a", "3");  // 7
+  Del("/t/c");       // 8
+  EXPECT_EQ(ListAt("/t/", 5, 1), "/t/a=2@3 @rev=5 more=1");
+  EXPECT_EQ(ListAt("/t/", 5, 1, std::string("/t/a\0", 5)), "/t/c=1@4 @rev=5");
+  EXPECT_EQ(ListAt("/t/", 6, 2), "/t/a=2@3 /t/c=1@4 @rev=6 more=1");
+  EXPECT_EQ(ListAt("/t/", 7, 2), "/t/a=3@7 /t/c=1@4 @rev=7 more=1");
+  EXPECT_EQ(ListAt("/t/", 4), "Compacted");
+}
+
+// Every page of every walk, at every revision and page size, against a
+// model of the history, after a mixed, seeded sequence of writes.
+TEST_P(StorageConformanceTest, PagedWalksMatchAModelAtEveryRevision) {
+  // model[r] = the key set at revision r.
+  std::vector<std::map<std::string, std::string>> model(1);
+  uint64_t state = 12345;
+  auto next = [&state](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  while (model.size() < 60) {
+    std::string key = "/m/" + std::string(1, static_cast<char>('a' + next(9)));
+    if (next(3) == 0) key += "x";  // keys that are prefixes of others
+    std::map<std::string, std::string> now = model.back();
+    int64_t rev;
+    if (now.count(key) != 0 && next(3) == 0) {
+      rev = Del(key);
+      now.erase(key);
+    } else {
+      std::string value = "v" + std::to_string(model.size());
+      rev = Put(key, value);
+      now[key] = value + "@" + std::to_string(rev);
+    }
+    ASSERT_EQ(rev, static_cast<int64_t>(model.size()));
+    model.push_back(std::move(now));
+  }
+  Put("/n/other", "1");  // a write outside the prefix
+  for (int64_t rev = 1; rev < static_cast<int64_t>(model.size()); ++rev) {
+    for (int64_t limit : {1, 2, 3, 5, 100}) {
+      std::string start;
+      std::vector<std::pair<std::string, std::string>> want(model[rev].begin(),
+                                                            model[rev].end());
+      size_t seen = 0;
+      for (int page = 0;; ++page) {
+        ASSERT_LT(page, 100);
+        ListOptions o;
+        o.prefix = "/m/";
+        o.revision = rev;
+        o.limit = limit;
+        o.start_key = start;
+        auto r = store_->List(o);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        std::string got, expected;
+        for (const KeyValue& kv : r->items) got += KvString(kv) + " ";
+        for (size_t i = seen; i < want.size() && i < seen + limit; ++i) {
+          expected += want[i].first + "=" + want[i].second + " ";
+        }
+        seen += r->items.size();
+        int64_t remaining = static_cast<int64_t>(want.size() - seen);
+        ASSERT_EQ(got, expected) << "rev " << rev << " limit " << limit;
+        ASSERT_EQ(r->remaining, remaining)
+            << "rev " << rev << " limit " << limit;
+        ASSERT_EQ(r->more, remaining > 0);
+        if (!r->more) break;
+        start = r->items.back().key + (page % 2 == 0 ? '\0' : '\x01');
+      }
+      ASSERT_EQ(seen, want.size());
+    }
+  }
+}
+
 TEST_P(StorageConformanceTest, CompactionDropsOldRevisionsButKeepsLiveKeys) {
   Put("/c/a", "1");  // 1
   Put("/c/b", "1");  // 2
