@@ -128,7 +128,9 @@ bool ChunkedLineReader::Feed(std::string_view bytes) {
 
 WatchEventInfo ParseWatchEvent(std::string_view line) {
   WatchEventInfo info;
-  size_t t = line.rfind(kType);
+  // kube-apiserver writes {"type":...,"object":...}; a sorted encoder
+  // writes the type last.
+  size_t t = line.starts_with("{\"type\":\"") ? 1 : line.rfind(kType);
   if (t != std::string_view::npos) {
     info.type = QuotedAt(line, t + kType.size());
   }
@@ -142,14 +144,22 @@ int64_t FirstResourceVersion(std::string_view json) {
   return DigitsAt(json, p + kResourceVersion.size());
 }
 
+// A List in kube-apiserver's order starts with kind, apiVersion and its own
+// metadata; a sorted encoder puts the items first and the metadata last.
+bool MetadataFirst(std::string_view list_json) {
+  return list_json.starts_with("{\"kind\":");
+}
+
 int64_t ListResourceVersion(std::string_view list_json) {
-  size_t p = list_json.rfind(kResourceVersion);
+  size_t p = MetadataFirst(list_json) ? list_json.find(kResourceVersion)
+                                      : list_json.rfind(kResourceVersion);
   if (p == std::string_view::npos) return -1;
   return DigitsAt(list_json, p + kResourceVersion.size());
 }
 
 std::string ListContinueToken(std::string_view list_json) {
-  size_t p = list_json.rfind(kContinue);
+  size_t p = MetadataFirst(list_json) ? list_json.find(kContinue)
+                                      : list_json.rfind(kContinue);
   if (p == std::string_view::npos) return "";
   return std::string(QuotedAt(list_json, p + kContinue.size()));
 }

@@ -71,6 +71,16 @@ TEST(ParseWatchEventTest, TypeIsTheLastAndVersionTheFirst) {
   EXPECT_EQ(ev.resource_version, 1234);
 }
 
+TEST(ParseWatchEventTest, KubeApiserverOrderTypeFirst) {
+  std::string line =
+      "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":"
+      "\"v1\",\"metadata\":{\"name\":\"p\",\"resourceVersion\":\"77\"},"
+      "\"status\":{\"conditions\":[{\"type\":\"Ready\"}]}}}";
+  WatchEventInfo ev = ParseWatchEvent(line);
+  EXPECT_EQ(ev.type, "ADDED");
+  EXPECT_EQ(ev.resource_version, 77);
+}
+
 TEST(ParseWatchEventTest, MissingFields) {
   WatchEventInfo ev = ParseWatchEvent("{\"object\":{}}");
   EXPECT_EQ(ev.type, "");
@@ -93,6 +103,16 @@ TEST(ListFieldsTest, VersionTokenAndCount) {
       "\"resourceVersion\":\"42\"}}";
   EXPECT_EQ(ListContinueToken(last), "");
   EXPECT_EQ(ListItemCount(last), 0);
+  // kube-apiserver's order: the list's own metadata first.
+  std::string go =
+      "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{"
+      "\"resourceVersion\":\"42\",\"continue\":\"eyJ0b2s=\","
+      "\"remainingItemCount\":3},\"items\":["
+      "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"}},"
+      "{\"metadata\":{\"name\":\"b\",\"resourceVersion\":\"9\"}}]}";
+  EXPECT_EQ(ListResourceVersion(go), 42);
+  EXPECT_EQ(ListContinueToken(go), "eyJ0b2s=");
+  EXPECT_EQ(ListItemCount(go), 2);
 }
 
 }  // namespace
