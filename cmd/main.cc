@@ -116,6 +116,7 @@ int Serve(const cmd::ServeOptions& o) {
     if (!loaded.ok()) return Fail(loaded.status().message());
     cluster = std::move(loaded).value();
   }
+  const size_t node_count = cluster.nodes.size();
   auto pace = cmd::ParseDurationMillis(o.pace);
   if (pace.ok() && *pace > 0)
     cluster.pacing = controllers::lifecycle::StagePacing::Uniform(
@@ -149,7 +150,11 @@ int Serve(const cmd::ServeOptions& o) {
   if (Status st = api.Start(); !st.ok()) return Fail(st.message());
 
   if (Status st = manager.Start(); !st.ok()) return Fail(st.message());
-  if (Status st = manager.WaitForClusterReady(std::chrono::seconds(30));
+  // Every node brings its own system pods: give big clusters time to start.
+  const auto ready_timeout =
+      std::chrono::seconds(30) + std::chrono::milliseconds(40) * node_count;
+  if (Status st = manager.WaitForClusterReady(
+          std::chrono::duration_cast<std::chrono::milliseconds>(ready_timeout));
       !st.ok())
     return Fail("the cluster did not come up: " + st.message());
 

@@ -224,6 +224,23 @@ Status CompleteClusterSpec(ClusterSpec* spec) {
   if (spec->nodes.empty())
     return Invalid("nodes", "at least one node is required");
   static const char* kZoneLetters = "abc";
+  // Defaults for node i: the first 256 nodes get 10.244.i.0/24 (the usual
+  // 10.244.0.0/16 cluster CIDR) and 10.0.{1,2,3}.(10+i); larger clusters go
+  // on in 10.128.0.0/9 and 10.16.0.0/12, so 5,000 nodes never collide.
+  auto DefaultPodCidr = [](size_t i) {
+    if (i < 256) return "10.244." + std::to_string(i) + ".0/24";
+    size_t k = i - 256;
+    return "10." + std::to_string(128 + k / 256) + "." +
+           std::to_string(k % 256) + ".0/24";
+  };
+  auto DefaultInternalIp = [](size_t i) {
+    if (i < 240) {
+      return "10.0." + std::to_string(i % 3 + 1) + "." + std::to_string(10 + i);
+    }
+    size_t k = i + 1;
+    return "10." + std::to_string(16 + k / 65536) + "." +
+           std::to_string((k / 256) % 256) + "." + std::to_string(k % 256);
+  };
   std::set<std::string> names, ips, cidrs;
   bool any_components = false;
   for (size_t i = 0; i < spec->nodes.size(); ++i) {
@@ -237,12 +254,8 @@ Status CompleteClusterSpec(ClusterSpec* spec) {
       return Invalid(p + ".name", "duplicate node name \"" + n.name + "\"");
     }
     if (n.zone.empty()) n.zone = spec->region + kZoneLetters[i % 3];
-    if (n.pod_cidr.empty())
-      n.pod_cidr = "10.244." + std::to_string(i) + ".0/24";
-    if (n.internal_ip.empty()) {
-      n.internal_ip =
-          "10.0." + std::to_string(i % 3 + 1) + "." + std::to_string(10 + i);
-    }
+    if (n.pod_cidr.empty()) n.pod_cidr = DefaultPodCidr(i);
+    if (n.internal_ip.empty()) n.internal_ip = DefaultInternalIp(i);
     if (n.instance_type.empty()) n.instance_type = "t3.xlarge";
     auto alloc = IpAllocator::Create(n.pod_cidr);
     if (!alloc.ok()) return Invalid(p + ".podCIDR", alloc.status().message());

@@ -55,6 +55,21 @@ TEST(ClusterTest, ParsesJson) {
   EXPECT_EQ(c->NodeRunning("kube-apiserver"), "solo");
 }
 
+TEST(ClusterTest, DefaultAddressesStayUniqueForFiveThousandNodes) {
+  std::string text = "nodes:\n";
+  for (int i = 0; i < 5000; ++i) text += "- name: n" + std::to_string(i) + "\n";
+  auto c = ParseClusterSpec(text);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->nodes.size(), 5000u);
+  // The first nodes keep the usual addresses.
+  EXPECT_EQ(c->nodes[0].pod_cidr, "10.244.0.0/24");
+  EXPECT_EQ(c->nodes[0].internal_ip, "10.0.1.10");
+  EXPECT_EQ(c->nodes[255].pod_cidr, "10.244.255.0/24");
+  EXPECT_EQ(c->nodes[256].pod_cidr, "10.128.0.0/24");
+  EXPECT_EQ(c->nodes[4999].pod_cidr, "10.146.135.0/24");
+  EXPECT_EQ(c->nodes[4999].internal_ip, "10.16.19.136");
+}
+
 TEST(ClusterTest, BadInputGivesClearErrors) {
   struct Case {
     const char* text;
