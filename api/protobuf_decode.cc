@@ -15,11 +15,10 @@ namespace {
 
 using nlohmann::json;
 
-// Protobuf wire types.
+// Protobuf wire types (3, start group, is refused as an unknown type).
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
 constexpr int kLengthDelimited = 2;
-constexpr int kStartGroup = 3;
 constexpr int kEndGroup = 4;
 constexpr int kFixed32 = 5;
 

@@ -40,13 +40,9 @@ bool Gone(const Status& st) { return st.code() == StatusCode::kNotFound; }
 }  // namespace
 
 GarbageCollector::GarbageCollector(registry::Registry* registry,
-                                   const Clock* clock, Rng* rng,
+                                   const Clock* clock, Rng* /*rng*/,
                                    GarbageCollectorOptions options)
-    : registry_(registry),
-      clock_(clock),
-      rng_(rng),
-      options_(std::move(options)),
-      queue_(clock) {
+    : registry_(registry), options_(std::move(options)), queue_(clock) {
   for (const api::ResourceInfo* res : WatchedResources()) {
     auto inf = std::make_unique<Informer>(registry_, res);
     inf->AddHandlers(EventHandlers{

@@ -54,6 +54,7 @@ struct GarbageCollectorOptions {
 
 class GarbageCollector {
  public:
+  // rng is not used yet; it keeps the signature the controllers share.
   GarbageCollector(registry::Registry* registry, const Clock* clock, Rng* rng,
                    GarbageCollectorOptions options = {});
   ~GarbageCollector();
@@ -100,8 +101,6 @@ class GarbageCollector {
   void Log(const std::string& msg) const;
 
   registry::Registry* registry_;
-  const Clock* clock_;
-  Rng* rng_;  // unused so far; kept for the common controller signature
   GarbageCollectorOptions options_;
   OwnerGraph graph_;
   WorkQueue queue_;

@@ -47,10 +47,10 @@ TEST_F(GarbageCollectorTest, WatchesServedKindsButNotEvents) {
 
 TEST_F(GarbageCollectorTest, BackgroundDeletionCollectsDependents) {
   json owner = Lease("default", "owner");
-  Pod("default", "p1", {RefTo(owner, true)});
-  Pod("default", "p2", {RefTo(owner)});
-  json child = Lease("default", "child", {RefTo(owner)});
-  json grandchild = Lease("default", "grandchild", {RefTo(child)});
+  Pod("default", "p1", json::array({RefTo(owner, true)}));
+  Pod("default", "p2", json::array({RefTo(owner)}));
+  json child = Lease("default", "child", json::array({RefTo(owner)}));
+  json grandchild = Lease("default", "grandchild", json::array({RefTo(child)}));
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner").ok());
   // The owner goes at once; its dependents (and theirs) afterwards.
   EXPECT_TRUE(Get(*res_.leases, "default", "owner").is_null());
@@ -64,14 +64,14 @@ TEST_F(GarbageCollectorTest, DependentOfAMissingOrReplacedOwnerIsCollected) {
   json ghost = {{"apiVersion", "v1"},
                 {"kind", "Service"},
                 {"metadata", {{"name", "never"}, {"uid", "0000-missing"}}}};
-  Lease("default", "orphaned", {RefTo(ghost)});
+  Lease("default", "orphaned", json::array({RefTo(ghost)}));
   EXPECT_TRUE(Gone(*res_.leases, "default", "orphaned"));
 
   // Same name, another uid: the reference is dangling too.
   json svc = Service("default", "web");
   json stale = svc;
   stale["metadata"]["uid"] = "0000-old-web";
-  Lease("default", "stale", {RefTo(stale)});
+  Lease("default", "stale", json::array({RefTo(stale)}));
   EXPECT_TRUE(Gone(*res_.leases, "default", "stale"));
   EXPECT_FALSE(Get(*res_.services, "default", "web").is_null());
 }
@@ -96,7 +96,7 @@ TEST_F(GarbageCollectorTest, DependentWithAnotherLiveOwnerSurvives) {
 TEST_F(GarbageCollectorTest, OrphanLeavesDependentsWithoutTheReference) {
   json owner = Lease("default", "owner");
   json other = Service("default", "other");
-  Pod("default", "p1", {RefTo(owner, true)});
+  Pod("default", "p1", json::array({RefTo(owner, true)}));
   Lease("default", "l1", {RefTo(owner), RefTo(other)});
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner", "Orphan").ok());
   EXPECT_TRUE(Gone(*res_.leases, "default", "owner"));
@@ -116,10 +116,11 @@ TEST_F(GarbageCollectorTest, ForegroundWaitsForBlockingDependents) {
   json owner = Lease("default", "owner");
   // A blocking dependent that a custom finalizer holds, a blocking pod, and
   // a non-blocking dependent that is also held.
-  Lease("default", "held", {RefTo(owner, true)},
+  Lease("default", "held", json::array({RefTo(owner, true)}),
         json::array({"example.com/hold"}));
-  Pod("default", "p1", {RefTo(owner, true)});
-  Lease("default", "loose", {RefTo(owner)}, json::array({"example.com/hold"}));
+  Pod("default", "p1", json::array({RefTo(owner, true)}));
+  Lease("default", "loose", json::array({RefTo(owner)}),
+        json::array({"example.com/hold"}));
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner", "Foreground").ok());
 
   json o = Get(*res_.leases, "default", "owner");
@@ -162,7 +163,7 @@ TEST_F(GarbageCollectorTest, ForegroundWaitsForBlockingDependents) {
 TEST_F(GarbageCollectorTest, OtherFinalizersKeepTheOwner) {
   json owner = Lease("default", "owner", json::array(),
                      json::array({"example.com/keep"}));
-  Pod("default", "p1", {RefTo(owner, true)});
+  Pod("default", "p1", json::array({RefTo(owner, true)}));
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner", "Orphan").ok());
   ASSERT_TRUE(Eventually([&] {
     json o = Get(*res_.leases, "default", "owner");
@@ -190,7 +191,7 @@ TEST_F(GarbageCollectorTest, ClusterScopedDependentCannotHaveNamespacedOwner) {
 TEST_F(GarbageCollectorTest, AFreshCollectorFindsDanglingDependents) {
   gc_->Stop();
   json owner = Lease("default", "owner");
-  Lease("default", "dep", {RefTo(owner)});
+  Lease("default", "dep", json::array({RefTo(owner)}));
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner").ok());
   // A fresh collector sees the dependent of an owner it never saw.
   GarbageCollectorOptions opts;

@@ -57,18 +57,20 @@ TEST(GcGraphTest, ReadsOwnerReferencesAndFinalizers) {
 TEST(GcGraphTest, IndexFollowsUpsertsAndRemovals) {
   OwnerGraph g;
   const api::ResourceInfo* pods = Res("", "pods");
-  g.Upsert(
-      NodeFromObject(pods, Obj("d", "a", "a", {Ref("Lease", "o", "o", true)})));
-  g.Upsert(NodeFromObject(pods, Obj("d", "b", "b", {Ref("Lease", "o", "o")})));
+  g.Upsert(NodeFromObject(
+      pods, Obj("d", "a", "a", json::array({Ref("Lease", "o", "o", true)}))));
+  g.Upsert(NodeFromObject(
+      pods, Obj("d", "b", "b", json::array({Ref("Lease", "o", "o")}))));
   EXPECT_EQ(Sorted(g.DependentsOf("o")), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(g.BlockingDependentsOf("o"), (std::vector<std::string>{"a"}));
   EXPECT_TRUE(g.HasDependents("o"));
   EXPECT_FALSE(g.Contains("o"));  // owners need not be in the graph
 
   // b changes owner: the index moves with it.
-  auto old = g.Upsert(
-      NodeFromObject(pods, Obj("d", "b", "b", {Ref("Service", "s", "s")})));
+  auto old = g.Upsert(NodeFromObject(
+      pods, Obj("d", "b", "b", json::array({Ref("Service", "s", "s")}))));
   ASSERT_TRUE(old.has_value());
+  ASSERT_EQ(old->owners.size(), 1u);
   EXPECT_EQ(old->owners[0].uid, "o");
   EXPECT_EQ(g.DependentsOf("o"), (std::vector<std::string>{"a"}));
   EXPECT_EQ(g.DependentsOf("s"), (std::vector<std::string>{"b"}));
@@ -89,8 +91,8 @@ TEST(GcGraphTest, AttentionMeansOwnersOrCollectorFinalizers) {
   OwnerGraph g;
   const api::ResourceInfo* leases = Res("coordination.k8s.io", "leases");
   g.Upsert(NodeFromObject(leases, Obj("d", "plain", "1")));
-  g.Upsert(
-      NodeFromObject(leases, Obj("d", "owned", "2", {Ref("Lease", "x", "x")})));
+  g.Upsert(NodeFromObject(
+      leases, Obj("d", "owned", "2", json::array({Ref("Lease", "x", "x")}))));
   g.Upsert(NodeFromObject(
       leases, Obj("d", "fg", "3", {}, {"foregroundDeletion"}, true)));
   g.Upsert(NodeFromObject(

@@ -139,11 +139,10 @@ json NamespaceDeletionConditions(const NamespaceContentTally& tally,
 }
 
 NamespaceController::NamespaceController(registry::Registry* registry,
-                                         const Clock* clock, Rng* rng,
+                                         const Clock* clock, Rng* /*rng*/,
                                          NamespaceControllerOptions options)
     : registry_(registry),
       clock_(clock),
-      rng_(rng),
       options_(std::move(options)),
       namespaces_(api::Catalog::Get().Find("", "v1", "namespaces")),
       queue_(clock) {

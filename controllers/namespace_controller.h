@@ -64,6 +64,7 @@ json NamespaceDeletionConditions(const NamespaceContentTally& tally,
 
 class NamespaceController {
  public:
+  // rng is not used yet; it keeps the signature the controllers share.
   NamespaceController(registry::Registry* registry, const Clock* clock,
                       Rng* rng, NamespaceControllerOptions options = {});
   ~NamespaceController();
@@ -89,7 +90,6 @@ class NamespaceController {
 
   registry::Registry* registry_;
   const Clock* clock_;
-  Rng* rng_;  // unused so far; kept for the common controller signature
   NamespaceControllerOptions options_;
   const api::ResourceInfo* namespaces_ = nullptr;
   WorkQueue queue_;

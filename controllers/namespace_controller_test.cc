@@ -100,7 +100,7 @@ class NamespaceControllerTest : public GcTestHarness {
 TEST_F(NamespaceControllerTest, EmptiesAndRemovesANamespace) {
   Namespace("lab");
   json owner = Lease("lab", "owner");
-  Pod("lab", "p1", {RefTo(owner, true)});
+  Pod("lab", "p1", json::array({RefTo(owner, true)}));
   Pod("lab", "p2");
   Service("lab", "web");
   ASSERT_TRUE(Eventually([&] {

@@ -29,9 +29,25 @@ GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "golden")
 READY_RE = re.compile(
     r"^kubemock ready: (https://(\S+):(\d+)) kubeconfig=(\S+) context=(\S+)$")
-START_TIMEOUT = 20
-STOP_TIMEOUT = 20
-KUBECTL_TIMEOUT = 30
+
+# Sanitized builds (tests/sanitize/run sets KMOCK_SANITIZER) run several times
+# slower. Every time budget goes through budget(): scaled under a sanitizer,
+# never dropped. The harness scales its own waits (kubectl runs, wait_until,
+# server start and stop); a test scales the budgets it asserts itself.
+SANITIZER_SLOWDOWN = {"address": 3.0, "thread": 8.0}
+
+
+def budget(seconds):
+    """seconds, stretched for a sanitized kubemock."""
+    sanitizer = os.environ.get("KMOCK_SANITIZER", "")
+    if not sanitizer:
+        return seconds
+    return seconds * SANITIZER_SLOWDOWN.get(sanitizer, 8.0)
+
+
+START_TIMEOUT = budget(20)
+STOP_TIMEOUT = budget(20)
+KUBECTL_TIMEOUT = 30  # budget() applies in run()
 
 
 def kubemock_bin():
@@ -153,7 +169,8 @@ class Kubectl:
         """Runs kubectl; returns the CompletedProcess (text). With check,
         a non-zero exit fails the calling test."""
         p = subprocess.run(self.argv(*args), input=input,
-                           capture_output=True, text=True, timeout=timeout,
+                           capture_output=True, text=True,
+                           timeout=budget(timeout),
                            env=self.env)
         if check and p.returncode != 0:
             raise AssertionError("kubectl %s exited %d\nstdout:\n%s\nstderr:\n%s"
@@ -200,7 +217,7 @@ class Background:
 
 
 def wait_until(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + budget(timeout)
     while True:
         value = predicate()
         if value or time.monotonic() >= deadline:

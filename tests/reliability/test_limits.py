@@ -222,7 +222,7 @@ class SlowClientsTest(unittest.TestCase):
                 trickler.join()
             latencies.sort()
             self.assertGreater(len(latencies), 10)
-            self.assertLess(latencies[-1], 2.0,
+            self.assertLess(latencies[-1], harness.budget(2.0),
                             "slowest of %d requests" % len(latencies))
             # Every slowloris client was cut near the header timeout, though
             # it never stopped sending.
@@ -230,7 +230,8 @@ class SlowClientsTest(unittest.TestCase):
             self.assertEqual(len(cut_after), len(slow),
                              "%d slow clients still open" %
                              (len(slow) - len(cut_after)))
-            self.assertLess(max(cut_after), HEADER_TIMEOUT + 1.5)
+            self.assertLess(max(cut_after),
+                            HEADER_TIMEOUT + harness.budget(1.5))
             self.assertGreater(min(cut_after), HEADER_TIMEOUT - 0.5)
             # So was every idle connection (they never sent a byte).
             still_open = [s for s, _ in idle if not closed_by_server(s)]
@@ -323,7 +324,8 @@ class StalledWatcherTest(unittest.TestCase):
         # 20 MB here); the stalled watch may add at most its queue of
         # --watch-queue-limit events. Unbounded buffering would grow with
         # every change.
-        self.assertLess(grown_mb, 64.0)
+        if not os.environ.get("KMOCK_SANITIZER"):  # shadow memory, quarantine
+            self.assertLess(grown_mb, 64.0)
 
         # The server ended the stalled watch: reading now drains what the
         # buffers held and then meets the end of the stream.
