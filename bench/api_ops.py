@@ -352,9 +352,17 @@ def plain_run(kube, ns):
     objs = manifest_set(ns)
     out = {"create": timed_pass(
         kube, [("POST", c, o, "application/json", (201,)) for c, o in objs])}
-    time.sleep(0.2)  # let the scheduler bind the pods before they are read
-    current = [(c, unconditional(kube.request("GET", object_path(c, o))))
-               for c, o in objs]
+    # The scheduler binds the pods meanwhile; read them once it has, or an
+    # unconditional PUT of a pod read before its binding would try to take
+    # spec.nodeName away again (422, as on a real cluster).
+    deadline = time.monotonic() + 30
+    while True:
+        current = [(c, unconditional(kube.request("GET", object_path(c, o))))
+                   for c, o in objs]
+        if all(o.get("kind") != "Pod" or o["spec"].get("nodeName")
+               for _, o in current) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     out["unchanged"] = timed_pass(
         kube, [("PUT", object_path(c, o), o, "application/json", (200,))
                for c, o in current])
