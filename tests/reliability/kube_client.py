@@ -13,16 +13,20 @@ ConnectionLost.sent tells whether the request may have reached the server,
 which is what separates "not applied" from "in flight".
 """
 
-import base64
 import http.client
 import json
 import os
 import re
 import socket
 import ssl
-import tempfile
 import time
 import urllib.parse
+
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "e2e"))
+import harness  # noqa: E402  (tests/e2e/harness.py)
 
 
 class ConnectionLost(Exception):
@@ -39,25 +43,15 @@ class Credentials:
     under workdir, and the server URL."""
 
     def __init__(self, kubeconfig, workdir):
+        # The certificate files as the e2e harness writes them; only the
+        # server's address is read here.
+        files = harness.Credentials(kubeconfig, workdir)
+        self.ca, self.cert, self.key = files.ca, files.cert, files.key
         with open(kubeconfig) as f:
-            text = f.read()
-
-        def field(name):
-            m = re.search(r"\b" + name + r":\s*(\S+)", text)
-            if not m:
-                raise ValueError("kubeconfig %s has no %s" % (kubeconfig, name))
-            return m.group(1)
-
-        d = tempfile.mkdtemp(prefix="creds-", dir=workdir)
-        self.ca = os.path.join(d, "ca.crt")
-        self.cert = os.path.join(d, "client.crt")
-        self.key = os.path.join(d, "client.key")
-        for path, name in ((self.ca, "certificate-authority-data"),
-                           (self.cert, "client-certificate-data"),
-                           (self.key, "client-key-data")):
-            with open(path, "wb") as f:
-                f.write(base64.b64decode(field(name)))
-        url = urllib.parse.urlsplit(field("server"))
+            m = re.search(r"\bserver:\s*(\S+)", f.read())
+        if not m:
+            raise ValueError("kubeconfig %s has no server" % kubeconfig)
+        url = urllib.parse.urlsplit(m.group(1))
         self.host, self.port = url.hostname, url.port
         self._context = None
 
