@@ -44,7 +44,11 @@ GarbageCollector::GarbageCollector(registry::Registry* registry,
                                    GarbageCollectorOptions options)
     : registry_(registry), options_(std::move(options)), queue_(clock) {
   for (const api::ResourceInfo* res : WatchedResources()) {
-    auto inf = std::make_unique<Informer>(registry_, res);
+    // Like kube-controller-manager's collector, which watches
+    // PartialObjectMetadata: the graph needs owners, finalizers and UIDs.
+    InformerOptions io;
+    io.metadata_only = true;
+    auto inf = std::make_unique<Informer>(registry_, res, io);
     inf->AddHandlers(EventHandlers{
         .on_add = [this, res](const json& obj) { OnUpsert(res, obj); },
         .on_update =

@@ -154,6 +154,7 @@ Result<std::string> Informer::ListAndReplace() {
   registry::ListOptions lo;
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
+  lo.metadata_only = options_.metadata_only;
   KMOCK_ASSIGN_OR_RETURN(json list,
                          registry_->List(*resource_, options_.ns, lo));
   std::string rv = ObjectAt(list, "metadata").value("resourceVersion", "");
@@ -201,6 +202,7 @@ void Informer::WatchFrom(const std::string& rv) {
   wo.field_selector = options_.field_selector;
   wo.resource_version = rv;
   wo.allow_bookmarks = true;
+  wo.metadata_only = options_.metadata_only;
   auto w = registry_->Watch(*resource_, options_.ns, wo);
   if (!w.ok()) return;
   std::unique_ptr<registry::ObjectWatcher> watcher = std::move(w).value();

@@ -54,6 +54,10 @@ struct InformerOptions {
   std::string field_selector;
   // How long one watch poll blocks before checking for Stop.
   std::chrono::milliseconds poll{100};
+  // Cache and hand out only apiVersion, kind and metadata (a metadata
+  // informer): for controllers that never read spec or status, so the
+  // objects are not decoded whole (registry::ListOptions::metadata_only).
+  bool metadata_only = false;
   // Pause before relisting after an error.
   std::chrono::milliseconds relist_backoff{50};
 };

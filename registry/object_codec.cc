@@ -1,5 +1,9 @@
 #include "registry/object_codec.h"
 
+#include <optional>
+
+#include "common/json_scan.h"
+
 namespace kmock::registry {
 
 using nlohmann::json;
@@ -39,6 +43,27 @@ Result<json> DecodeObject(const api::ResourceInfo& res, std::string_view bytes,
   }
   obj["metadata"]["resourceVersion"] = std::to_string(revision);
   return obj;
+}
+
+Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
+                                  std::string_view bytes, int64_t revision) {
+  json metadata;
+  std::optional<std::string_view> text;
+  if (!res.from_storage) text = TopLevelMember(bytes, "metadata");
+  if (text) {
+    metadata = json::parse(*text, nullptr, false);
+    if (metadata.is_discarded() || !metadata.is_object())
+      return Status(StatusCode::kInternal, "stored object is not valid JSON");
+  } else {
+    KMOCK_ASSIGN_OR_RETURN(json whole, DecodeObject(res, bytes, revision));
+    auto m = whole.find("metadata");
+    if (m != whole.end() && m->is_object()) metadata = std::move(*m);
+  }
+  if (!metadata.is_object()) metadata = json::object();
+  metadata["resourceVersion"] = std::to_string(revision);
+  return json{{"apiVersion", res.ApiVersion()},
+              {"kind", res.kind},
+              {"metadata", std::move(metadata)}};
 }
 
 std::string EncodeObject(const api::ResourceInfo& res, const json& obj) {

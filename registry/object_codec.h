@@ -33,6 +33,14 @@ std::string ObjectPrefix(const api::ResourceInfo& res, std::string_view ns);
 Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
                                     std::string_view bytes, int64_t revision,
                                     bool with_type = true);
+// Stored bytes → apiVersion, kind and metadata only (resourceVersion =
+// revision), what a metadata informer needs (kube-controller-manager's
+// garbage collector watches PartialObjectMetadata). Reads only the metadata
+// member's bytes; kinds stored in another form (from_storage) are decoded
+// whole and cut down.
+Result<nlohmann::json> DecodeObjectMetadata(const api::ResourceInfo& res,
+                                            std::string_view bytes,
+                                            int64_t revision);
 // Served object → stored bytes.
 std::string EncodeObject(const api::ResourceInfo& res,
                          const nlohmann::json& obj);

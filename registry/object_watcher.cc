@@ -11,17 +11,28 @@ namespace {
 
 using nlohmann::json;
 
+// The served form of a stored value, whole or (metadata_view) only as much
+// as a metadata watcher reads.
+Result<ServedPtr> Decode(Registry& registry, const api::ResourceInfo& res,
+                         const store::KeyValue& kv, bool metadata_view) {
+  if (metadata_view)
+    return registry.served_cache().DecodeMetadata(res, kv.key, kv.value,
+                                                  kv.mod_revision);
+  return registry.served_cache().Decode(res, kv.key, kv.value, kv.mod_revision);
+}
+
 class StoreObjectWatcher : public ObjectWatcher {
  public:
   StoreObjectWatcher(Registry* registry, const api::ResourceInfo& res,
                      Filter filter, std::unique_ptr<store::Watcher> watcher,
-                     int64_t start_revision, bool bookmarks)
+                     int64_t start_revision, bool bookmarks, bool metadata_view)
       : registry_(registry),
         res_(res),
         filter_(std::move(filter)),
         watcher_(std::move(watcher)),
         last_revision_(start_revision),
         bookmarks_(bookmarks),
+        metadata_view_(metadata_view),
         next_bookmark_(registry->clock().Now() +
                        registry->watch_bookmark_interval()) {}
 
@@ -75,8 +86,7 @@ class StoreObjectWatcher : public ObjectWatcher {
 
  private:
   void Translate(const store::Event& ev, std::vector<WatchEvent>* out) {
-    auto obj = registry_->served_cache().Decode(res_, ev.kv.key, ev.kv.value,
-                                                ev.revision);
+    auto obj = Decode(*registry_, res_, ev.kv, metadata_view_);
     if (!obj.ok()) return;
     if (ev.type == store::Event::Type::kDelete) {
       if (filter_.Matches(res_, (*obj)->value()))
@@ -107,6 +117,7 @@ class StoreObjectWatcher : public ObjectWatcher {
   std::unique_ptr<store::Watcher> watcher_;
   int64_t last_revision_;
   bool bookmarks_;
+  bool metadata_view_;
   TimePoint next_bookmark_;
   std::deque<WatchEvent> pending_;
 };
@@ -127,6 +138,7 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
                   "sendInitialEvents: Forbidden: sendInitialEvents requires "
                   "setting allowWatchBookmarks to true");
 
+  const bool metadata_view = opts.metadata_only && opts.field_selector.empty();
   int64_t start = 0;
   std::vector<WatchEvent> initial_events;
   if (initial) {
@@ -136,8 +148,7 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
     if (!list.ok()) return Internal(list.status().message());
     start = list->revision;
     for (const auto& kv : list->items) {
-      auto obj = registry->served_cache().Decode(res, kv.key, kv.value,
-                                                 kv.mod_revision);
+      auto obj = Decode(*registry, res, kv, metadata_view);
       if (obj.ok() && filter.Matches(res, (*obj)->value()))
         initial_events.push_back({"ADDED", std::move(obj).value()});
     }
@@ -158,7 +169,7 @@ Result<std::unique_ptr<ObjectWatcher>> StartObjectWatch(
   }
   auto watcher = std::make_unique<StoreObjectWatcher>(
       registry, res, std::move(filter), std::move(w).value(), start,
-      opts.allow_bookmarks);
+      opts.allow_bookmarks, metadata_view);
   for (auto& ev : initial_events) watcher->Queue(std::move(ev));
   if (opts.send_initial_events) watcher->Queue(watcher->Bookmark(start, true));
   return std::unique_ptr<ObjectWatcher>(std::move(watcher));

@@ -209,6 +209,7 @@ Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
     if (exact) read_rev = rv;
   }
 
+  const bool metadata_view = opts.metadata_only && opts.field_selector.empty();
   std::vector<ServedPtr> items;
   int64_t list_rev = 0;
   bool more = false;
@@ -245,8 +246,11 @@ Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
       // items of a large one would only push out what watchers need.
       KMOCK_ASSIGN_OR_RETURN(
           ServedPtr obj,
-          served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
-                               /*remember=*/items.size() < 512));
+          metadata_view
+              ? served_cache_.DecodeMetadata(res, kv.key, kv.value,
+                                             kv.mod_revision)
+              : served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
+                                     /*remember=*/items.size() < 512));
       if (!filter.Matches(res, obj->value())) {
         next_key = kv.key + '\0';
         continue;

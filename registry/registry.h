@@ -78,6 +78,10 @@ struct ListOptions {
   std::string continue_token;
   std::string resource_version;        // "", "0" or a revision
   std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  // In-process callers that read only metadata (see DecodeObjectMetadata):
+  // items may carry only apiVersion, kind and metadata. Ignored with a field
+  // selector, which may name other fields.
+  bool metadata_only = false;
 };
 
 struct WatchOptions {
@@ -86,6 +90,8 @@ struct WatchOptions {
   std::string resource_version;  // "" / "0": initial ADDED events, then changes
   bool allow_bookmarks = false;
   bool send_initial_events = false;
+  // As ListOptions::metadata_only, for the watch's events.
+  bool metadata_only = false;
 };
 
 struct ServedList {

@@ -198,6 +198,48 @@ TEST_F(RegistryTest, WatchFromZeroSendsAddedThenChanges) {
   EXPECT_EQ(only_b[0].object()["metadata"]["name"], "b");
 }
 
+TEST_F(RegistryTest, MetadataOnlyListsAndWatchesCarryMetadataOnly) {
+  ASSERT_TRUE(
+      registry_->Create(*pods_, "default", Pod("a", {{"app", "x"}}), {}).ok());
+  ListOptions lo;
+  lo.metadata_only = true;
+  lo.label_selector = "app=x";
+  auto list = registry_->ListServed(*pods_, "default", lo);
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->items.size(), 1u);
+  const json& item = list->items[0]->value();
+  EXPECT_EQ(item["kind"], "Pod");
+  EXPECT_EQ(item["metadata"]["name"], "a");
+  EXPECT_EQ(item["metadata"]["resourceVersion"],
+            std::to_string(list->revision));
+  EXPECT_FALSE(item.contains("spec"));
+
+  WatchOptions wo;
+  wo.metadata_only = true;
+  wo.resource_version = std::to_string(list->revision);
+  auto w = registry_->Watch(*pods_, "default", wo);
+  ASSERT_TRUE(w.ok());
+  auto created = registry_->Create(*pods_, "default", Pod("b"), {});
+  ASSERT_TRUE(created.ok());
+  std::vector<WatchEvent> evs;
+  for (int i = 0; i < 20 && evs.empty(); ++i)
+    ASSERT_TRUE((*w)->Next(std::chrono::milliseconds(100), &evs).ok());
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].type, "ADDED");
+  EXPECT_EQ(evs[0].object()["metadata"]["uid"],
+            created->object["metadata"]["uid"]);
+  EXPECT_EQ(evs[0].object()["metadata"]["resourceVersion"],
+            created->object["metadata"]["resourceVersion"]);
+
+  // A field selector may name spec fields: the items are whole.
+  lo.label_selector = "";
+  lo.field_selector = "spec.restartPolicy=Always";
+  auto by_field = registry_->ListServed(*pods_, "default", lo);
+  ASSERT_TRUE(by_field.ok());
+  ASSERT_EQ(by_field->items.size(), 2u);
+  EXPECT_TRUE(by_field->items[0]->value().contains("spec"));
+}
+
 TEST_F(RegistryTest, GracefulDeleteThenFinalDelete) {
   json p = Pod("g");
   p["spec"]["nodeName"] = "worker-1";

@@ -52,23 +52,41 @@ void AppendListItemJson(const ServedObject& object, std::string* out) {
   }
 }
 
+size_t ServedObjectCache::SlotOf(const api::ResourceInfo& res,
+                                 std::string_view key, int64_t revision) const {
+  size_t h = std::hash<std::string_view>{}(key) ^
+             (std::hash<int64_t>{}(revision)*0x9e3779b97f4a7c15ULL) ^
+             std::hash<const void*>{}(&res);
+  return h % kSlots;
+}
+
+ServedPtr ServedObjectCache::Lookup(size_t slot, const api::ResourceInfo& res,
+                                    std::string_view key, int64_t revision) {
+  std::lock_guard<std::mutex> l(locks_[slot % kStripes]);
+  const Slot& s = slots_[slot];
+  if (s.object && s.res == &res && s.revision == revision && s.key == key) {
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return s.object;
+  }
+  return nullptr;
+}
+
+Result<ServedPtr> ServedObjectCache::DecodeMetadata(
+    const api::ResourceInfo& res, std::string_view key, std::string_view bytes,
+    int64_t revision) {
+  if (ServedPtr hit = Lookup(SlotOf(res, key, revision), res, key, revision))
+    return hit;
+  KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObjectMetadata(res, bytes, revision));
+  return MakeServed(std::move(obj));
+}
+
 Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
                                             std::string_view key,
                                             std::string_view bytes,
                                             int64_t revision, bool remember) {
-  size_t h = std::hash<std::string_view>{}(key) ^
-             (std::hash<int64_t>{}(revision)*0x9e3779b97f4a7c15ULL) ^
-             std::hash<const void*>{}(&res);
-  size_t slot = h % kSlots;
+  const size_t slot = SlotOf(res, key, revision);
   std::mutex& lock = locks_[slot % kStripes];
-  {
-    std::lock_guard<std::mutex> l(lock);
-    const Slot& s = slots_[slot];
-    if (s.object && s.res == &res && s.revision == revision && s.key == key) {
-      hits_.fetch_add(1, std::memory_order_relaxed);
-      return s.object;
-    }
-  }
+  if (ServedPtr hit = Lookup(slot, res, key, revision)) return hit;
   misses_.fetch_add(1, std::memory_order_relaxed);
   KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
   ServedPtr served = MakeServed(std::move(obj));

@@ -74,6 +74,13 @@ class ServedObjectCache {
                            std::string_view bytes, int64_t revision,
                            bool remember = true);
 
+  // For metadata watchers and lists: the cached served object when there is
+  // one (a full object serves as its own metadata view), else apiVersion,
+  // kind and metadata decoded now and not remembered.
+  Result<ServedPtr> DecodeMetadata(const api::ResourceInfo& res,
+                                   std::string_view key, std::string_view bytes,
+                                   int64_t revision);
+
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
   uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
   // The estimated bytes held (may briefly exceed the budget by one entry).
@@ -82,6 +89,11 @@ class ServedObjectCache {
   }
 
  private:
+  size_t SlotOf(const api::ResourceInfo& res, std::string_view key,
+                int64_t revision) const;
+  // The cached object of (res, key, revision), or null.
+  ServedPtr Lookup(size_t slot, const api::ResourceInfo& res,
+                   std::string_view key, int64_t revision);
   void EvictOverBudget();
 
   static constexpr size_t kSlots = 2048;

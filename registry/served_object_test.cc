@@ -40,6 +40,34 @@ TEST(ServedObjectCacheTest, DecodesEachRevisionOnceAndSharesIt) {
   EXPECT_EQ((*next)->value()["metadata"]["resourceVersion"], "8");
 }
 
+TEST(ServedObjectCacheTest, MetadataViewsUseTheCacheButDoNotFillIt) {
+  ServedObjectCache cache;
+  std::string bytes = PodBytes("m");
+  auto meta =
+      cache.DecodeMetadata(Pods(), "/registry/pods/default/m", bytes, 3);
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ((*meta)->value(),
+            nlohmann::json::parse(R"({"apiVersion":"v1","kind":"Pod",)"
+                                  R"("metadata":{"name":"m","namespace":)"
+                                  R"("default","resourceVersion":"3"}})"));
+  EXPECT_EQ(cache.hits(), 0u);
+  // Not remembered: a full decode after it decodes anew...
+  auto full = cache.Decode(Pods(), "/registry/pods/default/m", bytes, 3);
+  ASSERT_TRUE(full.ok());
+  EXPECT_TRUE((*full)->value().contains("spec"));
+  EXPECT_EQ(cache.hits(), 0u);
+  // ...and a cached full object is its own metadata view.
+  auto again =
+      cache.DecodeMetadata(Pods(), "/registry/pods/default/m", bytes, 3);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), full->get());
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_FALSE(cache
+                   .DecodeMetadata(Pods(), "/registry/pods/default/x",
+                                   "{\"metadata\":", 4)
+                   .ok());
+}
+
 TEST(ServedObjectCacheTest, StaysWithinItsByteBudget) {
   ServedObjectCache cache(/*budget_bytes=*/256 << 10);
   std::string bytes = PodBytes("big", 16 << 10);

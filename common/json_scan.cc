@@ -1,0 +1,83 @@
+#include "common/json_scan.h"
+
+#include <cstddef>
+
+namespace kmock {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+size_t SkipSpace(std::string_view t, size_t i) {
+  while (i < t.size() && IsSpace(t[i])) ++i;
+  return i;
+}
+
+// t[i] is '"': returns the index just past the closing quote, or npos.
+size_t SkipString(std::string_view t, size_t i) {
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;  // the escaped character, whatever it is
+    } else if (t[i] == '"') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// t[i] starts a value: returns the index just past it, or npos.
+size_t SkipValue(std::string_view t, size_t i) {
+  if (i >= t.size()) return std::string_view::npos;
+  char c = t[i];
+  if (c == '"') return SkipString(t, i);
+  if (c == '{' || c == '[') {
+    int depth = 0;
+    while (i < t.size()) {
+      char d = t[i];
+      if (d == '"') {
+        i = SkipString(t, i);
+        if (i == std::string_view::npos) return i;
+        continue;
+      }
+      if (d == '{' || d == '[') {
+        ++depth;
+      } else if (d == '}' || d == ']') {
+        if (--depth == 0) return i + 1;
+      }
+      ++i;
+    }
+    return std::string_view::npos;
+  }
+  // A number or a literal: up to the next delimiter.
+  size_t start = i;
+  while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ']' &&
+         !IsSpace(t[i])) {
+    ++i;
+  }
+  return i == start ? std::string_view::npos : i;
+}
+
+}  // namespace
+
+std::optional<std::string_view> TopLevelMember(std::string_view text,
+                                               std::string_view key) {
+  size_t i = SkipSpace(text, 0);
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  i = SkipSpace(text, i + 1);
+  while (i < text.size() && text[i] == '"') {
+    size_t key_end = SkipString(text, i);
+    if (key_end == std::string_view::npos) return std::nullopt;
+    std::string_view name = text.substr(i + 1, key_end - i - 2);
+    i = SkipSpace(text, key_end);
+    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    i = SkipSpace(text, i + 1);
+    size_t value_end = SkipValue(text, i);
+    if (value_end == std::string_view::npos) return std::nullopt;
+    if (name == key) return text.substr(i, value_end - i);
+    i = SkipSpace(text, value_end);
+    if (i >= text.size() || text[i] != ',') return std::nullopt;
+    i = SkipSpace(text, i + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kmock
