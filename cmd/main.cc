@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -60,6 +61,18 @@ int Serve(const cmd::ServeOptions& o) {
   signal(SIGPIPE, SIG_IGN);
 
   RealClock clock;
+  // With --verbose, how long each start-up phase took (stderr, one line).
+  std::string phases;
+  auto phase_start = std::chrono::steady_clock::now();
+  auto end_phase = [&](const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    char buf[64];
+    std::snprintf(
+        buf, sizeof buf, "%s%s %.1f ms", phases.empty() ? "" : ", ", name,
+        std::chrono::duration<double, std::milli>(now - phase_start).count());
+    phases += buf;
+    phase_start = now;
+  };
   const uint64_t seed = o.seed ? *o.seed : std::random_device{}();
 
   if (!o.in_memory) {
@@ -84,6 +97,7 @@ int Serve(const cmd::ServeOptions& o) {
   // A restart with the same --seed must not hand out the UIDs and names of
   // the previous run again: the stream continues from the store's revision.
   Rng rng(SeedForStore(seed, (*storage)->CurrentRevision()));
+  end_phase("store");
 
   // PKI.
   certs::PkiOptions po;
@@ -104,6 +118,7 @@ int Serve(const cmd::ServeOptions& o) {
   auto pki = certs::LoadOrCreatePki(po);
   if (!pki.ok())
     return Fail("cannot set up certificates: " + pki.status().message());
+  end_phase("certificates");
 
   registry::Registry registry(storage->get(), &clock, &rng);
   registry.set_watch_bookmark_interval(
@@ -147,9 +162,14 @@ int Serve(const cmd::ServeOptions& o) {
   sv.kubernetes_version = o.kubernetes_version;
   sv.verbose = o.verbose;
   server::ApiServer api(sv, &registry, &clock, &rng);
-  if (Status st = api.Start(); !st.ok()) return Fail(st.message());
+  end_phase("registry");
 
+  // The cluster's own first writes (namespaces, nodes, system pods through
+  // their kubelets) are not fsynced one by one: no client can see them
+  // before the listener starts, and one sync below makes them durable.
+  (*storage)->SetSyncWrites(false);
   if (Status st = manager.Start(); !st.ok()) return Fail(st.message());
+  end_phase("controllers");
   // Every node brings its own system pods: give big clusters time to start.
   const auto ready_timeout =
       std::chrono::seconds(30) + std::chrono::milliseconds(40) * node_count;
@@ -157,6 +177,12 @@ int Serve(const cmd::ServeOptions& o) {
           std::chrono::duration_cast<std::chrono::milliseconds>(ready_timeout));
       !st.ok())
     return Fail("the cluster did not come up: " + st.message());
+  (*storage)->SetSyncWrites(true);
+  if (Status st = (*storage)->SyncAll(); !st.ok())
+    return Fail("cannot sync the store: " + st.message());
+  end_phase("cluster ready");
+  if (Status st = api.Start(); !st.ok()) return Fail(st.message());
+  end_phase("listener");
 
   // Kubeconfig.
   const std::string url =
@@ -173,14 +199,17 @@ int Serve(const cmd::ServeOptions& o) {
                    : kubeconfig::WriteStandaloneKubeconfig(kc_path, entry);
   if (!kst.ok())
     return Fail("cannot write kubeconfig " + kc_path + ": " + kst.message());
+  end_phase("kubeconfig");
 
   std::printf("kubemock ready: %s kubeconfig=%s context=%s\n", url.c_str(),
               kc_path.c_str(), entry.name.c_str());
   std::fflush(stdout);
-  if (o.verbose)
+  if (o.verbose) {
     std::fprintf(stderr, "kubemock: seed %llu, data %s\n",
                  static_cast<unsigned long long>(seed),
                  o.in_memory ? "in memory" : o.data_dir.c_str());
+    std::fprintf(stderr, "kubemock: start-up: %s\n", phases.c_str());
+  }
 
   int sig = 0;
   sigwait(&sigs, &sig);

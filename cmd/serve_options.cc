@@ -240,7 +240,7 @@ Flags:
   --watch-bookmark-interval D
                             how often an idle watch that allows bookmarks
                             gets a BOOKMARK event (default 1m)
-  -v, --verbose             log every request to stderr
+  -v, --verbose             log every request, and the start-up phases, to stderr
   -h, --help                this text
 )";
 }

@@ -133,7 +133,9 @@ Status ControllerManager::WaitForClusterReady(
   while (true) {
     Status st = ClusterReady();
     if (st.ok() || std::chrono::steady_clock::now() >= deadline) return st;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Each poll reads every system pod: poll big clusters less often.
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(2 + system_pods_.size() / 250));
   }
 }
 

@@ -160,8 +160,10 @@ class ApiServer::Impl {
     listen(server_->listen_socket(), kListenBacklog);
     watchdog_.Start();
     thread_ = std::thread([this] { server_->listen_after_bind(); });
-    for (int i = 0; i < 500 && !server_->is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // The socket already listens (connections wait in its backlog); this
+    // only waits for the accept loop, which takes well under a millisecond.
+    for (int i = 0; i < 50000 && !server_->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     if (!server_->is_running()) {
       Stop();

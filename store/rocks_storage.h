@@ -67,6 +67,8 @@ class RocksStorage final : public Storage {
   Status Compact(int64_t revision) override;
   int64_t CurrentRevision() override;
   int64_t CompactedRevision() override;
+  void SetSyncWrites(bool sync) override;
+  Status SyncAll() override;
   void Close() override;
 
   // Introspection for tests.
@@ -117,6 +119,7 @@ class RocksStorage final : public Storage {
   Status WriteMeta(const char* name, int64_t revision);
 
   const StorageOptions options_;
+  std::atomic<bool> sync_writes_;
   std::unique_ptr<rocksdb::Env> mem_env_;  // when in_memory; outlives db_
 
   // Held shared by everything that touches db_; held exclusively by Close

@@ -208,6 +208,7 @@ TEST(RocksStorageKillTest, DISABLED_ChildWritesUntilKilled) {
   ASSERT_NE(dir, nullptr);
   auto s = OpenAt(dir, /*sync=*/true);
   ASSERT_NE(s, nullptr);
+  if (getenv("KMOCK_STORE_KILL_UNSYNCED") != nullptr) s->SetSyncWrites(false);
   for (int i = 0;; ++i) {
     auto r = s->Create("/k/" + std::to_string(i), std::to_string(i));
     ASSERT_TRUE(r.ok());
@@ -216,7 +217,9 @@ TEST(RocksStorageKillTest, DISABLED_ChildWritesUntilKilled) {
   }
 }
 
-TEST(RocksStorageTest, SyncWriteSurvivesKill) {
+// Starts the child above (writes unsynced when `unsynced`), kills it with
+// SIGKILL after 300 acknowledged writes and checks every one of them.
+void CheckAcknowledgedWritesSurviveKill(bool unsynced) {
   testing::TempDir dir;
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -226,6 +229,7 @@ TEST(RocksStorageTest, SyncWriteSurvivesKill) {
     dup2(fds[1], 1);
     close(fds[0]);
     setenv("KMOCK_STORE_KILL_DIR", dir.path().c_str(), 1);
+    if (unsynced) setenv("KMOCK_STORE_KILL_UNSYNCED", "1", 1);
     execl("/proc/self/exe", "kmock_store_test",
           "--gtest_filter=RocksStorageKillTest.DISABLED_ChildWritesUntilKilled",
           "--gtest_also_run_disabled_tests", static_cast<char*>(nullptr));
@@ -260,6 +264,42 @@ TEST(RocksStorageTest, SyncWriteSurvivesKill) {
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->mod_revision, s->CurrentRevision());
   EXPECT_GT(next->mod_revision, acked);
+}
+
+TEST(RocksStorageTest, SyncWriteSurvivesKill) {
+  CheckAcknowledgedWritesSurviveKill(/*unsynced=*/false);
+}
+
+// Unsynced writes reach the OS before they return: a killed process (not a
+// machine crash) loses none of them.
+TEST(RocksStorageTest, UnsyncedWriteSurvivesKillOfTheProcess) {
+  CheckAcknowledgedWritesSurviveKill(/*unsynced=*/true);
+}
+
+TEST(RocksStorageTest, SyncAllAfterUnsyncedWritesKeepsThemAcrossRestart) {
+  testing::TempDir dir;
+  {
+    auto s = OpenAt(dir.path());
+    ASSERT_NE(s, nullptr);
+    s->SetSyncWrites(false);
+    ASSERT_TRUE(s->Create("/a", "1").ok());
+    ASSERT_TRUE(s->Update("/a", "2", 0).ok());
+    s->SetSyncWrites(true);
+    EXPECT_TRUE(s->SyncAll().ok());
+    ASSERT_TRUE(s->Create("/b", "1").ok());
+  }
+  auto s = OpenAt(dir.path());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(ListAt(s.get(), "/", 0), "/a=2@2 /b=1@3 @rev=3");
+  s->Close();
+  EXPECT_EQ(CodeName(s->SyncAll()), "ServiceUnavailable");
+
+  StorageOptions mem;
+  mem.in_memory = true;
+  mem.compaction_interval = milliseconds(0);
+  auto m = OpenRocksStorage(mem);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE((*m)->SyncAll().ok());  // nothing to make durable
 }
 
 // A FileSystem whose WAL appends fail while `fail` is set and wait while

@@ -151,6 +151,15 @@ class Storage {
   virtual int64_t CurrentRevision() = 0;
   virtual int64_t CompactedRevision() = 0;
 
+  // Whether later writes are fsynced before they return (from
+  // StorageOptions::sync at first). Unsynced writes still reach the
+  // operating system before they return, so a killed process loses none of
+  // them; a machine crash may. For work no client can have seen yet, such as
+  // the cluster's bootstrap before the server listens; SyncAll ends it.
+  virtual void SetSyncWrites(bool sync) = 0;
+  // Makes every write so far durable (one fsync of the log).
+  virtual Status SyncAll() = 0;
+
   // Flushes, ends every watcher (kServiceUnavailable) and closes. Idempotent;
   // later calls fail with kServiceUnavailable.
   virtual void Close() = 0;
