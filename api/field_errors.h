@@ -9,10 +9,9 @@
 #ifndef KMOCK_API_FIELD_ERRORS_H_
 #define KMOCK_API_FIELD_ERRORS_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "common/status.h"
 
@@ -25,7 +24,8 @@ class FieldErrors {
   // "Invalid value: <json value>: <detail>" (FieldValueInvalid).
   void Invalid(const std::string& field, const nlohmann::json& value,
                const std::string& detail);
-  // "Unsupported value: <v>: supported values: \"a\", \"b\"" (FieldValueNotSupported).
+  // "Unsupported value: <v>: supported values: \"a\", \"b\""
+  // (FieldValueNotSupported).
   void NotSupported(const std::string& field, const nlohmann::json& value,
                     const std::vector<std::string>& valid);
   // "Forbidden: <detail>" (FieldValueForbidden).

@@ -8,9 +8,8 @@
 #ifndef KMOCK_API_OPENAPI_H_
 #define KMOCK_API_OPENAPI_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/resource.h"
 #include "api/schema.h"

@@ -14,12 +14,11 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/field_errors.h"
 #include "common/clock.h"
@@ -146,16 +145,17 @@ class ResourceAllocator {
 };
 
 struct ResourceInfo {
-  std::string group;    // "" for core
-  std::string version;  // "v1"
-  std::string kind;     // "Pod"
-  std::string list_kind;  // "PodList"
-  std::string plural;     // "pods"
-  std::string singular;   // "pod"
+  std::string group;                     // "" for core
+  std::string version;                   // "v1"
+  std::string kind;                      // "Pod"
+  std::string list_kind;                 // "PodList"
+  std::string plural;                    // "pods"
+  std::string singular;                  // "pod"
   std::vector<std::string> short_names;  // {"po"}
   std::vector<std::string> categories;   // {"all"}
   bool namespaced = true;
-  std::vector<std::string> verbs;  // sorted: create delete deletecollection get list patch update watch
+  std::vector<std::string> verbs;  // sorted: create delete deletecollection get
+                                   // list patch update watch
   std::vector<Subresource> subresources;
   // Store key prefix, as kube-apiserver lays out etcd: "/registry/pods/".
   // Keys are prefix + "<ns>/<name>" or prefix + "<name>".
@@ -174,8 +174,9 @@ struct ResourceInfo {
   std::vector<SelectableField> selectable_fields;
 
   const Strategy* strategy = nullptr;
-  const Strategy* status_strategy = nullptr;    // set iff "status" subresource
-  const Strategy* finalize_strategy = nullptr;  // set iff "finalize" subresource
+  const Strategy* status_strategy = nullptr;  // set iff "status" subresource
+  const Strategy* finalize_strategy =
+      nullptr;  // set iff "finalize" subresource
 
   // Kinds that are computed, never stored (SelfSubjectAccessReview,
   // SelfSubjectReview): create answers with what this returns (the request

@@ -74,8 +74,10 @@ TEST(CatalogTest, GroupVersionsInOrder) {
   ASSERT_EQ(gvs.size(), 7u);
   EXPECT_EQ(gvs[0], (std::pair<std::string, std::string>{"", "v1"}));
   EXPECT_EQ(gvs[1].first, "apps");
-  EXPECT_EQ(gvs[2], (std::pair<std::string, std::string>{"authentication.k8s.io", "v1"}));
-  EXPECT_EQ(gvs[3], (std::pair<std::string, std::string>{"authentication.k8s.io", "v1beta1"}));
+  EXPECT_EQ(gvs[2], (std::pair<std::string, std::string>{
+                        "authentication.k8s.io", "v1"}));
+  EXPECT_EQ(gvs[3], (std::pair<std::string, std::string>{
+                        "authentication.k8s.io", "v1beta1"}));
   EXPECT_EQ(gvs[4].first, "authorization.k8s.io");
   EXPECT_EQ(gvs[5].first, "coordination.k8s.io");
   EXPECT_EQ(gvs[6].first, "events.k8s.io");

@@ -42,9 +42,9 @@ struct Field {
   std::string name;  // JSON name, e.g. "containers"
   int proto = 0;     // protobuf field number (0 = none)
   ValueKind kind = ValueKind::kString;
-  std::string format;  // "int32", "int64", "double", "byte", "date-time", ...
-  std::string ref;     // the Type name when kind == kObject
-  ElementSchema items; // for kArray and kMap
+  std::string format;   // "int32", "int64", "double", "byte", "date-time", ...
+  std::string ref;      // the Type name when kind == kObject
+  ElementSchema items;  // for kArray and kMap
   std::string description;  // one line, in our own words
   bool required = false;
   std::vector<std::string> enum_values;
@@ -67,11 +67,13 @@ struct Type {
   // kind says the JSON shape, proto_shape names the protobuf encoding.
   ValueKind kind = ValueKind::kObject;
   std::string format;       // for scalar types: "int-or-string", "date-time"
-  std::string proto_shape;  // "", "quantity", "time", "microtime", "intorstring", "rawextension"
+  std::string proto_shape;  // "", "quantity", "time", "microtime",
+                            // "intorstring", "rawextension"
   std::vector<Field> fields;
   std::vector<std::string> required;  // JSON names of required fields
   bool preserve_unknown_fields = false;
-  // Set on top-level kinds: group, version, kind (x-kubernetes-group-version-kind).
+  // Set on top-level kinds: group, version, kind
+  // (x-kubernetes-group-version-kind).
   std::string gvk_group, gvk_version, gvk_kind;
 
   // nullptr if no such field.
@@ -87,7 +89,9 @@ class Schema {
 
   // nullptr if unknown.
   const Type* Find(std::string_view name) const;
-  const std::map<std::string, Type, std::less<>>& types() const { return types_; }
+  const std::map<std::string, Type, std::less<>>& types() const {
+    return types_;
+  }
 
   // Builds a schema from the JSON text the build embeds. Returns an empty
   // string on success, else what is wrong.

@@ -1,18 +1,17 @@
 #include "certs/pki.h"
 
-#include <openssl/rand.h>
-
 #include <openssl/err.h>
+#include <openssl/rand.h>
 #include <openssl/x509.h>
 
 #include <algorithm>
 #include <iterator>
 #include <optional>
 
-#include "common/file_io.h"
 #include "certs/cert_builder.h"
 #include "certs/cert_inspect.h"
 #include "certs/openssl_util.h"
+#include "common/file_io.h"
 
 namespace kmock::certs {
 

@@ -420,15 +420,18 @@ TEST(UpdateManagedFieldsTest, StatusWriteKeepsTheSpecAppliersEntry) {
   ManagerInfo ctrl = Updater("kube-controller-manager", 30);
   ctrl.subresource = "status";
   ctrl.reset_fields = DefaultResetFields("status", true);
-  auto r = UpdateManagedFields(applied->object, next, ctrl, S(), DeploymentType());
+  auto r =
+      UpdateManagedFields(applied->object, next, ctrl, S(), DeploymentType());
   ASSERT_TRUE(r.ok());
   const json& mf = (*r)["metadata"]["managedFields"];
   ASSERT_EQ(mf.size(), 2u);
   EXPECT_EQ(mf[0]["manager"], "m1");
-  EXPECT_EQ(mf[0]["fieldsV1"], applied->object["metadata"]["managedFields"][0]["fieldsV1"]);
+  EXPECT_EQ(mf[0]["fieldsV1"],
+            applied->object["metadata"]["managedFields"][0]["fieldsV1"]);
   EXPECT_EQ(mf[1]["manager"], "kube-controller-manager");
   EXPECT_EQ(mf[1]["subresource"], "status");
-  EXPECT_EQ(mf[1]["fieldsV1"], json::parse(R"({"f:status":{"f:replicas":{}}})"));
+  EXPECT_EQ(mf[1]["fieldsV1"],
+            json::parse(R"({"f:status":{"f:replicas":{}}})"));
 }
 
 // A hostile apply body nested a million levels deep used to overflow the

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kubeconfig/base64.h"
 #include "common/file_io.h"
+#include "kubeconfig/base64.h"
 
 namespace kmock::kubeconfig {
 namespace {

@@ -281,7 +281,8 @@ TEST_F(ApiServerTest, ErrorsForPathsVerbsAndBodies) {
   ASSERT_TRUE(pb);
   EXPECT_EQ(pb->status, 400);
   EXPECT_EQ(json::parse(pb->body)["reason"], "BadRequest");
-  auto cbor = c->Post("/api/v1/namespaces/default/pods", "x", "application/cbor");
+  auto cbor =
+      c->Post("/api/v1/namespaces/default/pods", "x", "application/cbor");
   ASSERT_TRUE(cbor);
   EXPECT_EQ(cbor->status, 415);
 

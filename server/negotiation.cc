@@ -266,8 +266,8 @@ class DuplicateNotingBuilder {
   // (copies, dumps, schema checks) that follows.
   bool TooDeep(char opening) {
     if (stack_.size() < kMaxNestingDepth) return false;
-    error_ = std::string("invalid character '") + opening +
-             "' exceeded max depth";
+    error_ =
+        std::string("invalid character '") + opening + "' exceeded max depth";
     return true;
   }
   static constexpr size_t kMaxNestingDepth = 10000;

@@ -247,7 +247,8 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;
 
-  if (info.verb == "get" && info.subresource == "log") return HandleLog(ctx, res);
+  if (info.verb == "get" && info.subresource == "log")
+    return HandleLog(ctx, res);
   if (info.verb == "get") return HandleGet(ctx, res);
   if (info.verb == "list") return HandleList(ctx, res);
   if (info.verb == "watch") return HandleWatch(ctx, res);

@@ -89,10 +89,9 @@ Status ConfigureTls(SSL_CTX* ctx, const std::string& cert_pem,
     // when it does not verify: like kube-apiserver, the handshake succeeds
     // and authentication (authn.cc) answers 401 from the recorded
     // verification result.
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER,
-                       [](int /*preverify_ok*/, X509_STORE_CTX* /*store*/) {
-                         return 1;
-                       });
+    SSL_CTX_set_verify(
+        ctx, SSL_VERIFY_PEER,
+        [](int /*preverify_ok*/, X509_STORE_CTX* /*store*/) { return 1; });
     static const unsigned char kSessionContext[] = "kubemock";
     SSL_CTX_set_session_id_context(ctx, kSessionContext,
                                    sizeof(kSessionContext) - 1);
