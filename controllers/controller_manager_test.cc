@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "common/json_view.h"
 #include "controllers/ip_allocator.h"
 
 namespace kmock::controllers {
@@ -245,6 +246,43 @@ TEST_F(ControllerManagerTest, UnschedulablePodGetsFailedScheduling) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["reason"], "FailedScheduling");
   EXPECT_EQ(events[0]["type"], "Warning");
+}
+
+TEST_F(ControllerManagerTest, SchedulerCountsWhatBoundPodsTakeAndFreeRoom) {
+  StartCluster();
+  auto bound = [](const json& p) {
+    return !ObjectAt(p, "spec").value("nodeName", "").empty();
+  };
+  auto unschedulable = [](const json& p) {
+    for (const auto& c : ArrayAt(ObjectAt(p, "status"), "conditions")) {
+      if (c.value("type", "") == "PodScheduled" &&
+          c.value("reason", "") == "Unschedulable")
+        return true;
+    }
+    return false;
+  };
+  // Each of the three 4-CPU workers fits one pod asking 3 CPUs, not two;
+  // manage-2 (2 CPUs, 500m taken by system pods) fits none.
+  std::set<std::string> nodes;
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "big-" + std::to_string(i);
+    CreatePod(name, NginxSpec("3"));
+    nodes.insert(WaitForPod(name, bound)["spec"]["nodeName"]);
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"worker-1", "worker-2", "worker-3"}));
+  CreatePod("one-more", NginxSpec("3"));
+  json pending = WaitForPod("one-more", unschedulable);
+  EXPECT_FALSE(bound(pending));
+  EXPECT_NE(
+      pending["status"]["conditions"][0]["message"].get<std::string>().find(
+          "4 Insufficient cpu"),
+      std::string::npos);
+  // A deleted pod's room is free again.
+  registry::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  ASSERT_TRUE(registry_->Delete(*res_.pods, "default", "big-0", now).ok());
+  json placed = WaitForPod("one-more", bound);
+  EXPECT_TRUE(nodes.count(placed["spec"]["nodeName"]));
 }
 
 TEST_F(ControllerManagerTest, PacedStagesWaitForTheFakeClock) {

@@ -46,16 +46,22 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
   pods_->AddHandlers(EventHandlers{
       .on_add =
           [this](const json& pod) {
-            if (Wants(pod)) queue_.Add(KeyOf(pod));
+            std::string key = KeyOf(pod);
+            {
+              std::lock_guard<std::mutex> l(mu_);
+              CountLocked(key, &pod);
+            }
+            if (Wants(pod)) queue_.Add(key);
           },
       .on_update =
           [this](const json& old_pod, const json& pod) {
             std::string key = KeyOf(pod);
-            if (Wants(pod)) queue_.Add(key);
-            if (!NodeNameOf(pod).empty()) {
+            {
               std::lock_guard<std::mutex> l(mu_);
-              assumed_.erase(key);
+              CountLocked(key, &pod);
+              if (!NodeNameOf(pod).empty()) assumed_.erase(key);
             }
+            if (Wants(pod)) queue_.Add(key);
             // Room freed on a node: a pod ended or left.
             if (!NodeNameOf(old_pod).empty() && IsTerminal(pod) &&
                 !IsTerminal(old_pod)) {
@@ -70,7 +76,7 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
               assumed_.erase(key);
               unschedulable_.erase(key);
               last_failure_.erase(key);
-              demands_.erase(ObjectAt(pod, "metadata").value("uid", ""));
+              CountLocked(key, nullptr);
             }
             if (!NodeNameOf(pod).empty()) RequeueUnschedulable();
           },
@@ -122,31 +128,25 @@ Status Scheduler::Sync(const std::string& key) {
     unschedulable_.erase(key);
     return Status::Ok();
   }
-  std::map<std::string, std::pair<std::string, scheduling::Resources>> assumed;
+  std::vector<scheduling::NodeState> states;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (assumed_.count(key)) return Status::Ok();  // bound, cache behind
-    assumed = assumed_;
-  }
-  std::vector<scheduling::NodeState> states;
-  for (const auto& node : nodes_->List()) {
-    scheduling::NodeState st;
-    st.node = *node;
-    std::string name = ObjectAt(*node, "metadata").value("name", "");
-    for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
-      if (IsTerminal(*p)) continue;
-      Demand dmd = DemandOf(*p);
-      st.used += dmd.fit;
-      st.used_for_scoring += dmd.score;
+    for (const auto& node : nodes_->List()) {
+      scheduling::NodeState st;
+      st.node = *node;
+      const std::string& name = StringAt(ObjectAt(*node, "metadata"), "name");
+      if (auto u = node_usage_.find(name); u != node_usage_.end()) {
+        st.used = u->second.fit;
+        st.used_for_scoring = u->second.score;
+      }
+      for (const auto& [k, a] : assumed_) {
+        if (a.first != name || counted_.count(k)) continue;  // counted above
+        st.used += a.second;
+        st.used_for_scoring += a.second;
+      }
+      states.push_back(std::move(st));
     }
-    for (const auto& [k, a] : assumed) {
-      if (a.first != name) continue;
-      ObjectPtr ap = pods_->Get(k);
-      if (ap && !NodeNameOf(*ap).empty()) continue;  // counted above
-      st.used += a.second;
-      st.used_for_scoring += a.second;
-    }
-    states.push_back(std::move(st));
   }
   std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
     return a.node["metadata"].value("name", "") <
@@ -189,20 +189,26 @@ Status Scheduler::Sync(const std::string& key) {
   return recorder_.Record(*pod, rec, stamp);
 }
 
-Scheduler::Demand Scheduler::DemandOf(const json& pod) {
-  std::string uid = ObjectAt(pod, "metadata").value("uid", "");
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = demands_.find(uid);
-    if (it != demands_.end()) return it->second;
+void Scheduler::CountLocked(const std::string& key, const json* pod) {
+  std::string node = pod && !IsTerminal(*pod) ? NodeNameOf(*pod) : "";
+  const std::string& uid =
+      pod ? StringAt(ObjectAt(*pod, "metadata"), "uid") : std::string();
+  auto it = counted_.find(key);
+  if (it != counted_.end()) {
+    // A pod's requests do not change: the same pod on the same node stays.
+    if (it->second.node == node && it->second.uid == uid) return;
+    Demand& u = node_usage_[it->second.node];
+    u.fit -= it->second.demand.fit;
+    u.score -= it->second.demand.score;
+    counted_.erase(it);
   }
-  Demand d{scheduling::PodRequests(pod),
-           scheduling::PodRequestsForScoring(pod)};
-  if (!uid.empty()) {
-    std::lock_guard<std::mutex> l(mu_);
-    demands_.emplace(uid, d);
-  }
-  return d;
+  if (node.empty()) return;
+  Demand d{scheduling::PodRequests(*pod),
+           scheduling::PodRequestsForScoring(*pod)};
+  Demand& u = node_usage_[node];
+  u.fit += d.fit;
+  u.score += d.score;
+  counted_[key] = Counted{node, uid, d};
 }
 
 Status Scheduler::MarkUnschedulable(const json& pod,

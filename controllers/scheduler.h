@@ -74,16 +74,24 @@ class Scheduler {
   // Bound by us but not yet seen bound in the cache: key -> (node, request).
   std::map<std::string, std::pair<std::string, scheduling::Resources>> assumed_;
   std::map<std::string, std::string> last_failure_;  // key -> message
-  // What each pod asks for (fit and scoring), by uid: a pod's requests do
-  // not change, and summing every node's pods on every decision must not
-  // parse their quantities again each time.
+  // What the pods bound to each node ask for (fit and scoring), kept up to
+  // date from the pod informer's events as kube-scheduler's node cache is,
+  // so that a decision does not sum every pod of every node again.
   struct Demand {
     scheduling::Resources fit;
     scheduling::Resources score;
   };
-  std::unordered_map<std::string, Demand> demands_;  // guarded by mu_
+  struct Counted {
+    std::string node;
+    std::string uid;
+    Demand demand;
+  };
+  std::unordered_map<std::string, Counted> counted_;    // pod key ->
+  std::unordered_map<std::string, Demand> node_usage_;  // node -> sums
 
-  Demand DemandOf(const nlohmann::json& pod);
+  // Counts the pod under key as it is now (null: deleted): on its node
+  // while bound and not terminal. REQUIRES: mu_ held.
+  void CountLocked(const std::string& key, const nlohmann::json* pod);
 };
 
 }  // namespace kmock::controllers

@@ -21,6 +21,12 @@ struct Resources {
     pods += o.pods;
     return *this;
   }
+  Resources& operator-=(const Resources& o) {
+    milli_cpu -= o.milli_cpu;
+    memory -= o.memory;
+    pods -= o.pods;
+    return *this;
+  }
   bool operator==(const Resources&) const = default;
 };
 
