@@ -45,7 +45,7 @@ class StoreObjectWatcher : public ObjectWatcher {
       pending_.clear();
       return Status::Ok();
     }
-    std::vector<store::Event> events;
+    std::vector<store::EventPtr> events;
     Status st = watcher_->Next(timeout, &events);
     if (!st.ok()) {
       if (st.code() == StatusCode::kCompacted)
@@ -56,8 +56,8 @@ class StoreObjectWatcher : public ObjectWatcher {
       return st;
     }
     for (const auto& ev : events) {
-      last_revision_ = ev.revision;
-      Translate(ev, out);
+      last_revision_ = ev->revision;
+      Translate(*ev, out);
     }
     if (bookmarks_ && events.empty()) {
       TimePoint now = registry_->clock().Now();

@@ -137,7 +137,7 @@ TEST(RocksStorageTest, RestartKeepsEverythingAndRevisionsContinue) {
   auto created = s->Create("/d", "1");
   ASSERT_TRUE(created.ok());
   EXPECT_EQ(created->mod_revision, 6);
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   while (events.size() < 3) {
     ASSERT_TRUE((*w)->Next(milliseconds(2000), &events).ok());
   }
@@ -437,7 +437,7 @@ TEST(RocksStorageTest, FailedWriteMakesEveryLaterWriteFail) {
   EXPECT_EQ(CodeName(s->Update("/a", "2", 0)), "InternalError");
   EXPECT_EQ(s->CurrentRevision(), 1);
   // The failed write was never published.
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   EXPECT_TRUE((*w)->Next(milliseconds(50), &events).ok());
   EXPECT_EQ(EventsString(events), "");
   // Reads still work.

@@ -52,6 +52,9 @@ struct Event {
   int64_t revision = 0;  // == kv.mod_revision
 };
 
+// Events are shared, immutable: every watcher of a commit gets the same one.
+using EventPtr = std::shared_ptr<const Event>;
+
 struct ListOptions {
   // Keys that start with prefix. ("" = every key.)
   std::string prefix;
@@ -86,7 +89,7 @@ class Watcher {
   // bounded queue overflowed) or its start was compacted, kServiceUnavailable
   // when the store is shutting down. After an error, the watcher is dead.
   virtual Status Next(std::chrono::milliseconds timeout,
-                      std::vector<Event>* out) = 0;
+                      std::vector<EventPtr>* out) = 0;
   // Ends the watch; a blocked Next returns kServiceUnavailable. Idempotent.
   virtual void Stop() = 0;
   // When nothing is queued: a revision through which every event under the

@@ -74,7 +74,7 @@ class StorageConformanceTest : public ::testing::TestWithParam<Backend> {
   // Collects events until `count` arrived or `timeout` passed.
   static std::string Collect(Watcher* w, size_t count,
                              milliseconds timeout = milliseconds(2000)) {
-    std::vector<Event> events;
+    std::vector<EventPtr> events;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (events.size() < count &&
            std::chrono::steady_clock::now() < deadline) {
@@ -454,7 +454,7 @@ TEST_P(StorageConformanceTest, WatchFromNowSeesLaterEventsUnderPrefix) {
   Del("/w/a");           // 5
   EXPECT_EQ(Collect(w->get(), 3),
             "PUT /w/a=1@2 prev=0, PUT /w/b=1@4, DELETE /w/a@5 prev=1");
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   ASSERT_TRUE((*w)->Next(milliseconds(0), &events).ok());
   EXPECT_TRUE(events.empty());
 }
@@ -479,12 +479,12 @@ TEST_P(StorageConformanceTest, DeleteEventCarriesLastValueAndRevisions) {
   auto w = store_->Watch("/a", 0);
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE(store_->Delete("/a", 0).ok());
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   ASSERT_TRUE((*w)->Next(milliseconds(2000), &events).ok());
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].type, Event::Type::kDelete);
-  EXPECT_EQ(KvFullString(events[0].kv), "/a=y c1 m3 v2");
-  EXPECT_EQ(events[0].revision, 3);
+  EXPECT_EQ(events[0]->type, Event::Type::kDelete);
+  EXPECT_EQ(KvFullString(events[0]->kv), "/a=y c1 m3 v2");
+  EXPECT_EQ(events[0]->revision, 3);
 }
 
 TEST_P(StorageConformanceTest, WatchFromRevisionReplaysThenFollows) {
@@ -519,7 +519,7 @@ TEST_P(StorageConformanceTest, NextWaitsForTimeoutWhenIdle) {
   auto w = store_->Watch("/", 0);
   ASSERT_TRUE(w.ok());
   auto start = std::chrono::steady_clock::now();
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   ASSERT_TRUE((*w)->Next(milliseconds(100), &events).ok());
   EXPECT_TRUE(events.empty());
   EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(90));
@@ -531,7 +531,7 @@ TEST_P(StorageConformanceTest, StopWakesABlockedNext) {
   Status result;
   auto start = std::chrono::steady_clock::now();
   std::thread t([&] {
-    std::vector<Event> events;
+    std::vector<EventPtr> events;
     result = (*w)->Next(milliseconds(10000), &events);
   });
   std::this_thread::sleep_for(milliseconds(50));
@@ -548,7 +548,7 @@ TEST_P(StorageConformanceTest, CloseEndsWatchersAndRefusesCalls) {
   ASSERT_TRUE(w.ok());
   Status result;
   std::thread t([&] {
-    std::vector<Event> events;
+    std::vector<EventPtr> events;
     result = (*w)->Next(milliseconds(10000), &events);
   });
   std::this_thread::sleep_for(milliseconds(50));
@@ -596,15 +596,15 @@ TEST_P(StorageConformanceTest, ConcurrentWritersGetUniqueOrderedRevisions) {
   EXPECT_EQ(store_->CurrentRevision(), kThreads * kPerThread);
 
   // Every event arrives once, in revision order, with its revision.
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   while (events.size() < size_t{kThreads * kPerThread}) {
     ASSERT_TRUE((*all)->Next(milliseconds(2000), &events).ok());
   }
   ASSERT_EQ(events.size(), size_t{kThreads * kPerThread});
   std::map<std::string, int64_t> created;
   for (size_t i = 0; i < events.size(); ++i) {
-    EXPECT_EQ(events[i].revision, static_cast<int64_t>(i + 1));
-    created[events[i].kv.key] = events[i].revision;
+    EXPECT_EQ(events[i]->revision, static_cast<int64_t>(i + 1));
+    created[events[i]->kv.key] = events[i]->revision;
   }
   for (int t = 0; t < kThreads; ++t) {
     for (int i = 0; i < kPerThread; ++i) {
@@ -612,12 +612,12 @@ TEST_P(StorageConformanceTest, ConcurrentWritersGetUniqueOrderedRevisions) {
                 revisions[t][i]);
     }
   }
-  std::vector<Event> filtered;
+  std::vector<EventPtr> filtered;
   while (filtered.size() < size_t{kPerThread}) {
     ASSERT_TRUE((*half)->Next(milliseconds(2000), &filtered).ok());
   }
   EXPECT_EQ(filtered.size(), size_t{kPerThread});
-  EXPECT_EQ(filtered.front().kv.key, "/t/3/0");
+  EXPECT_EQ(filtered.front()->kv.key, "/t/3/0");
 }
 
 TEST_P(StorageConformanceTest, WatchesStartedDuringWritesMissAndRepeatNothing) {
@@ -645,7 +645,7 @@ TEST_P(StorageConformanceTest, WatchesStartedDuringWritesMissAndRepeatNothing) {
   }
   writer.join();
   for (Started& s : watches) {
-    std::vector<Event> events;
+    std::vector<EventPtr> events;
     while (events.size() < static_cast<size_t>(kWrites - s.after)) {
       size_t before = events.size();
       Status st = s.watcher->Next(milliseconds(2000), &events);
@@ -655,7 +655,7 @@ TEST_P(StorageConformanceTest, WatchesStartedDuringWritesMissAndRepeatNothing) {
     ASSERT_EQ(events.size(), static_cast<size_t>(kWrites - s.after))
         << "watch after " << s.after;
     for (size_t i = 0; i < events.size(); ++i) {
-      ASSERT_EQ(events[i].revision, s.after + 1 + static_cast<int64_t>(i));
+      ASSERT_EQ(events[i]->revision, s.after + 1 + static_cast<int64_t>(i));
     }
   }
 }
@@ -701,7 +701,7 @@ TEST_P(StorageConformanceTest, SlowWatcherIsEndedWithoutBlockingWriters) {
   for (int i = 0; i < 50; ++i) Put("/k" + std::to_string(i), "v");
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(20000));
   EXPECT_EQ(store_->CurrentRevision(), 50);
-  std::vector<Event> events;
+  std::vector<EventPtr> events;
   EXPECT_EQ(CodeName((*slow)->Next(milliseconds(100), &events)), "Compacted");
   EXPECT_TRUE(events.empty());
   // A watcher that keeps up is not affected.

@@ -69,11 +69,11 @@ inline std::string EventString(const Event& e) {
   return s;
 }
 
-inline std::string EventsString(const std::vector<Event>& events) {
+inline std::string EventsString(const std::vector<EventPtr>& events) {
   std::string s;
-  for (const Event& e : events) {
+  for (const EventPtr& e : events) {
     if (!s.empty()) s += ", ";
-    s += EventString(e);
+    s += EventString(*e);
   }
   return s;
 }

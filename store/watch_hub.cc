@@ -61,7 +61,7 @@ bool WatchQueue::empty() {
 }
 
 Status WatchQueue::Next(std::chrono::milliseconds timeout,
-                        std::vector<Event>* out) {
+                        std::vector<EventPtr>* out) {
   std::deque<EventPtr> taken;
   {
     std::unique_lock<std::mutex> l(mu_);
@@ -69,9 +69,10 @@ Status WatchQueue::Next(std::chrono::milliseconds timeout,
     if (ended_) return end_status_;
     taken.swap(queue_);
   }
-  // Copy outside the lock so that the writer's Push never waits on it.
+  // Shared, not copied: a pod event with its previous value is ~10 KB, and
+  // every watcher of the prefix gets it.
   out->reserve(out->size() + taken.size());
-  for (const EventPtr& e : taken) out->push_back(*e);
+  for (EventPtr& e : taken) out->push_back(std::move(e));
   return Status::Ok();
 }
 
@@ -146,7 +147,7 @@ int64_t HubWatcher::IdleProgressRevision() {
 }
 
 Status HubWatcher::Next(std::chrono::milliseconds timeout,
-                        std::vector<Event>* out) {
+                        std::vector<EventPtr>* out) {
   return queue_->Next(timeout, out);
 }
 

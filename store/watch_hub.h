@@ -30,8 +30,6 @@
 
 namespace kmock::store {
 
-using EventPtr = std::shared_ptr<const Event>;
-
 // One watcher's queue.
 class WatchQueue {
  public:
@@ -54,7 +52,7 @@ class WatchQueue {
   bool empty();
 
   // Watcher::Next.
-  Status Next(std::chrono::milliseconds timeout, std::vector<Event>* out);
+  Status Next(std::chrono::milliseconds timeout, std::vector<EventPtr>* out);
 
  private:
   const std::string prefix_;
@@ -106,7 +104,7 @@ class HubWatcher final : public Watcher {
   ~HubWatcher() override;
 
   Status Next(std::chrono::milliseconds timeout,
-              std::vector<Event>* out) override;
+              std::vector<EventPtr>* out) override;
   void Stop() override;
   int64_t IdleProgressRevision() override;
 
