@@ -37,6 +37,7 @@ Status ControllerManager::Start() {
   pods_ = std::make_unique<Informer>(registry_, res_.pods);
   pods_->AddIndex(kPodsByNodeIndex, PodNodeIndex);
   pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
+  pods_->AddIndex(kByControllerIndex, ControllerIndex);
   nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");

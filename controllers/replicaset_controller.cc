@@ -42,6 +42,12 @@ std::vector<std::string> NamespaceIndex(const json& obj) {
   return {NamespaceOf(obj)};
 }
 
+std::vector<std::string> ControllerIndex(const json& obj) {
+  if (auto ref = apps::ControllerRefOf(obj))
+    return {"uid:" + StringAt(*ref, "uid")};
+  return {"orphan:" + NamespaceOf(obj)};
+}
+
 ReplicaSetController::ReplicaSetController(registry::Registry* registry,
                                            const Clock* clock,
                                            CoreResources res, Informer* pods,
@@ -185,7 +191,19 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
   bool rs_deleting = apps::IsBeingDeleted(rs);
   std::vector<ObjectPtr> owned;
   std::optional<bool> can_adopt;
-  for (const auto& p : pods_->ByIndex(kByNamespaceIndex, NamespaceOf(rs))) {
+  // This ReplicaSet's pods and its namespace's orphans, in name order as
+  // the namespace index would give them.
+  std::vector<ObjectPtr> candidates =
+      pods_->ByIndex(kByControllerIndex, "uid:" + uid);
+  std::vector<ObjectPtr> orphans =
+      pods_->ByIndex(kByControllerIndex, "orphan:" + NamespaceOf(rs));
+  candidates.insert(candidates.end(), orphans.begin(), orphans.end());
+  std::sort(candidates.begin(), candidates.end(),
+            [](const ObjectPtr& a, const ObjectPtr& b) {
+              return StringAt(ObjectAt(*a, "metadata"), "name") <
+                     StringAt(ObjectAt(*b, "metadata"), "name");
+            });
+  for (const auto& p : candidates) {
     const json& pod = *p;
     if (!apps::IsPodActive(pod)) continue;
     bool matches =

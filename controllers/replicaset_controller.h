@@ -33,6 +33,11 @@ namespace kmock::controllers {
 // replicasets informers need for the workload controllers.
 inline constexpr char kByNamespaceIndex[] = "metadata.namespace";
 std::vector<std::string> NamespaceIndex(const json& obj);
+// An index of pods by their controller: "uid:<controller uid>", or
+// "orphan:<namespace>" for pods without one. A ReplicaSet's sync looks at
+// its own pods and its namespace's orphans only, not at every pod there.
+inline constexpr char kByControllerIndex[] = "controller";
+std::vector<std::string> ControllerIndex(const json& obj);
 
 struct ReplicaSetControllerOptions {
   int workers = 2;
@@ -42,7 +47,8 @@ struct ReplicaSetControllerOptions {
 
 class ReplicaSetController {
  public:
-  // REQUIRES: pods and replicasets have kByNamespaceIndex; res has
+  // REQUIRES: pods and replicasets have kByNamespaceIndex, pods also
+  // kByControllerIndex; res has
   // replicasets; informers not started.
   ReplicaSetController(registry::Registry* registry, const Clock* clock,
                        CoreResources res, Informer* pods, Informer* replicasets,
