@@ -134,7 +134,7 @@ Status Scheduler::Sync(const std::string& key) {
     if (assumed_.count(key)) return Status::Ok();  // bound, cache behind
     for (const auto& node : nodes_->List()) {
       scheduling::NodeState st;
-      st.node = *node;
+      st.node = node;
       const std::string& name = StringAt(ObjectAt(*node, "metadata"), "name");
       if (auto u = node_usage_.find(name); u != node_usage_.end()) {
         st.used = u->second.fit;
@@ -149,8 +149,8 @@ Status Scheduler::Sync(const std::string& key) {
     }
   }
   std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
-    return a.node["metadata"].value("name", "") <
-           b.node["metadata"].value("name", "");
+    return StringAt(ObjectAt(*a.node, "metadata"), "name") <
+           StringAt(ObjectAt(*b.node, "metadata"), "name");
   });
   scheduling::Decision d = scheduling::SelectNode(*pod, states, rng_);
   const json& md = (*pod)["metadata"];

@@ -49,7 +49,7 @@ int64_t PreferNoSchedulePenalty(const json& pod, const json& node) {
 
 int64_t LeastRequestedScore(const json& pod, const NodeState& node) {
   Resources req = PodRequestsForScoring(pod);
-  Resources alloc = NodeAllocatable(node.node);
+  Resources alloc = NodeAllocatable(*node.node);
   int64_t cpu = FreeScore(node.used_for_scoring.milli_cpu + req.milli_cpu,
                           alloc.milli_cpu);
   int64_t mem =
@@ -85,13 +85,13 @@ Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,
   std::map<std::string, FilterFailure> failures;
   std::vector<std::pair<std::string, int64_t>> feasible;
   for (const auto& ns : nodes) {
-    std::string name = ObjectAt(ns.node, "metadata").value("name", "");
-    if (auto f = RunFilters(pod, ns.node, ns.used)) {
+    std::string name = ObjectAt(*ns.node, "metadata").value("name", "");
+    if (auto f = RunFilters(pod, *ns.node, ns.used)) {
       failures[name] = *f;
       continue;
     }
     feasible.emplace_back(name, LeastRequestedScore(pod, ns) -
-                                    PreferNoSchedulePenalty(pod, ns.node));
+                                    PreferNoSchedulePenalty(pod, *ns.node));
   }
   Decision d;
   if (feasible.empty()) {

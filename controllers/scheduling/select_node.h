@@ -13,6 +13,7 @@
 #define KMOCK_CONTROLLERS_SCHEDULING_SELECT_NODE_H_
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@
 namespace kmock::controllers::scheduling {
 
 struct NodeState {
-  json node;
+  // Shared with the informer's cache: a decision reads every node, and
+  // copying each one's JSON per decision cost more than the decision.
+  std::shared_ptr<const json> node;
   Resources used;              // sum of PodRequests of the pods on it
   Resources used_for_scoring;  // sum of PodRequestsForScoring
 };

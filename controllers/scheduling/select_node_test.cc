@@ -19,6 +19,10 @@ json Node(const std::string& name, const std::string& cpu,
                            {"status", ready ? "True" : "False"}}})}}}};
 }
 
+std::shared_ptr<const json> Shared(json node) {
+  return std::make_shared<const json>(std::move(node));
+}
+
 json Pod(const std::string& cpu = "", const std::string& mem = "") {
   json c = {{"name", "c1"}, {"image", "nginx"}};
   if (!cpu.empty()) c["resources"]["requests"]["cpu"] = cpu;
@@ -150,9 +154,10 @@ TEST(ResourcesTest, PodRequestsSumsAndTakesInitMax) {
 
 TEST(SelectNodeTest, FailedSchedulingMessageLikeKubeScheduler) {
   std::vector<NodeState> nodes;
-  nodes.push_back({Node("manage-1", "2", "8Gi", ControlPlaneTaint()), {}, {}});
+  nodes.push_back(
+      {Shared(Node("manage-1", "2", "8Gi", ControlPlaneTaint())), {}, {}});
   for (const char* n : {"manage-2", "worker-1", "worker-2", "worker-3"}) {
-    nodes.push_back({Node(n, "4", "16Gi"), {}, {}});
+    nodes.push_back({Shared(Node(n, "4", "16Gi")), {}, {}});
   }
   Decision d = SelectNode(Pod("5"), nodes, nullptr);
   EXPECT_FALSE(d.scheduled);
@@ -173,9 +178,11 @@ TEST(SelectNodeTest, FailedSchedulingMessageLikeKubeScheduler) {
 
 TEST(SelectNodeTest, PrefersLeastRequestedAndAvoidsTaintedNode) {
   std::vector<NodeState> nodes;
-  nodes.push_back({Node("manage-1", "8", "32Gi", ControlPlaneTaint()), {}, {}});
-  nodes.push_back({Node("worker-1", "4", "16Gi"), {}, {3000, 8LL << 30, 1}});
-  nodes.push_back({Node("worker-2", "4", "16Gi"), {}, {}});
+  nodes.push_back(
+      {Shared(Node("manage-1", "8", "32Gi", ControlPlaneTaint())), {}, {}});
+  nodes.push_back(
+      {Shared(Node("worker-1", "4", "16Gi")), {}, {3000, 8LL << 30, 1}});
+  nodes.push_back({Shared(Node("worker-2", "4", "16Gi")), {}, {}});
   Decision d = SelectNode(Pod("100m"), nodes, nullptr);
   ASSERT_TRUE(d.scheduled);
   EXPECT_EQ(d.node, "worker-2");
@@ -184,7 +191,7 @@ TEST(SelectNodeTest, PrefersLeastRequestedAndAvoidsTaintedNode) {
 TEST(SelectNodeTest, TiesSpreadWithTheSeededRng) {
   std::vector<NodeState> nodes;
   for (const char* n : {"worker-1", "worker-2", "worker-3"}) {
-    nodes.push_back({Node(n, "4", "16Gi"), {}, {}});
+    nodes.push_back({Shared(Node(n, "4", "16Gi")), {}, {}});
   }
   EXPECT_EQ(SelectNode(Pod(), nodes, nullptr).node, "worker-1");
   Rng rng(7);
@@ -202,11 +209,12 @@ TEST(SelectNodeTest, TiesSpreadWithTheSeededRng) {
 TEST(SelectNodeTest, PreferNoScheduleCostsPoints) {
   std::vector<NodeState> nodes;
   nodes.push_back(
-      {Node("a", "4", "16Gi",
-            json::array({{{"key", "k"}, {"effect", "PreferNoSchedule"}}})),
+      {Shared(
+           Node("a", "4", "16Gi",
+                json::array({{{"key", "k"}, {"effect", "PreferNoSchedule"}}}))),
        {},
        {}});
-  nodes.push_back({Node("b", "4", "16Gi"), {}, {1000, 4LL << 30, 2}});
+  nodes.push_back({Shared(Node("b", "4", "16Gi")), {}, {1000, 4LL << 30, 2}});
   EXPECT_EQ(SelectNode(Pod(), nodes, nullptr).node, "b");
 }
 
