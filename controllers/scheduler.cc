@@ -141,7 +141,11 @@ Status Scheduler::Sync(const std::string& key) {
         st.used_for_scoring = u->second.score;
       }
       for (const auto& [k, a] : assumed_) {
-        if (a.first != name || counted_.count(k)) continue;  // counted above
+        if (a.first != name) continue;
+        // Seen bound already (its update raced our own record of it): in
+        // the sums when it still runs, nowhere when it has ended.
+        ObjectPtr ap = pods_->Get(k);
+        if (ap && !NodeNameOf(*ap).empty()) continue;
         st.used += a.second;
         st.used_for_scoring += a.second;
       }
