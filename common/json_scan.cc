@@ -1,6 +1,7 @@
 #include "common/json_scan.h"
 
 #include <cstddef>
+#include <functional>
 
 namespace kmock {
 namespace {
@@ -58,26 +59,41 @@ size_t SkipValue(std::string_view t, size_t i) {
 
 }  // namespace
 
-std::optional<std::string_view> TopLevelMember(std::string_view text,
-                                               std::string_view key) {
+bool ForEachTopLevelMember(
+    std::string_view text,
+    const std::function<bool(std::string_view, std::string_view)>& fn) {
   size_t i = SkipSpace(text, 0);
-  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  if (i >= text.size() || text[i] != '{') return false;
   i = SkipSpace(text, i + 1);
+  if (i < text.size() && text[i] == '}') return true;
   while (i < text.size() && text[i] == '"') {
     size_t key_end = SkipString(text, i);
-    if (key_end == std::string_view::npos) return std::nullopt;
+    if (key_end == std::string_view::npos) return false;
     std::string_view name = text.substr(i + 1, key_end - i - 2);
     i = SkipSpace(text, key_end);
-    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    if (i >= text.size() || text[i] != ':') return false;
     i = SkipSpace(text, i + 1);
     size_t value_end = SkipValue(text, i);
-    if (value_end == std::string_view::npos) return std::nullopt;
-    if (name == key) return text.substr(i, value_end - i);
+    if (value_end == std::string_view::npos) return false;
+    if (!fn(name, text.substr(i, value_end - i))) return true;
     i = SkipSpace(text, value_end);
-    if (i >= text.size() || text[i] != ',') return std::nullopt;
+    if (i < text.size() && text[i] == '}') return true;
+    if (i >= text.size() || text[i] != ',') return false;
     i = SkipSpace(text, i + 1);
   }
-  return std::nullopt;
+  return false;
+}
+
+std::optional<std::string_view> TopLevelMember(std::string_view text,
+                                               std::string_view key) {
+  std::optional<std::string_view> found;
+  ForEachTopLevelMember(text,
+                        [&](std::string_view name, std::string_view value) {
+                          if (name != key) return true;
+                          found = value;
+                          return false;
+                        });
+  return found;
 }
 
 }  // namespace kmock

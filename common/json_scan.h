@@ -14,6 +14,7 @@
 #ifndef KMOCK_COMMON_JSON_SCAN_H_
 #define KMOCK_COMMON_JSON_SCAN_H_
 
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -23,6 +24,14 @@ namespace kmock {
 // occurrence), or nullopt when text is not an object or has no such member.
 std::optional<std::string_view> TopLevelMember(std::string_view text,
                                                std::string_view key);
+
+// Calls fn(key, value text) for each member of the top-level object of
+// `text` in order, until fn returns false. Returns false when the text is
+// not an object or is cut short or malformed where the scan had to read
+// (members before that point have been passed to fn).
+bool ForEachTopLevelMember(
+    std::string_view text,
+    const std::function<bool(std::string_view, std::string_view)>& fn);
 
 }  // namespace kmock
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace kmock {
 namespace {
@@ -60,6 +61,31 @@ TEST(TopLevelMemberTest, RejectsWhatIsNotAnObjectOrIsCutShort) {
     EXPECT_FALSE(TopLevelMember(bad, "metadata").has_value()) << bad;
   }
   EXPECT_FALSE(TopLevelMember("{}", "metadata").has_value());
+}
+
+TEST(ForEachTopLevelMemberTest, PassesEveryMemberInOrderUntilTold) {
+  std::vector<std::string> seen;
+  auto collect = [&](std::string_view k, std::string_view v) {
+    seen.push_back(std::string(k) + "=" + std::string(v));
+    return true;
+  };
+  EXPECT_TRUE(ForEachTopLevelMember(
+      R"( { "a" : 1, "b":{"c":[1,"}"]} ,"d":"x\"y" } )", collect));
+  EXPECT_EQ(seen, (std::vector<std::string>{"a=1", R"(b={"c":[1,"}"]})",
+                                            R"(d="x\"y")"}));
+  seen.clear();
+  EXPECT_TRUE(ForEachTopLevelMember("{}", collect));
+  EXPECT_TRUE(seen.empty());
+  int calls = 0;
+  EXPECT_TRUE(ForEachTopLevelMember(
+      R"({"a":1,"b":2,"c":3})",
+      [&](std::string_view, std::string_view) { return ++calls < 2; }));
+  EXPECT_EQ(calls, 2);
+  seen.clear();
+  EXPECT_FALSE(ForEachTopLevelMember(R"({"a":1,"b":)", collect));
+  EXPECT_EQ(seen, (std::vector<std::string>{"a=1"}));
+  EXPECT_FALSE(ForEachTopLevelMember(R"({"a":1 "b":2})", collect));
+  EXPECT_FALSE(ForEachTopLevelMember("[1]", collect));
 }
 
 }  // namespace

@@ -51,13 +51,32 @@ Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
   std::optional<std::string_view> text;
   if (!res.from_storage) text = TopLevelMember(bytes, "metadata");
   if (text) {
-    metadata = json::parse(*text, nullptr, false);
+    // The members but managedFields, copied into one text for the parser
+    // (which also unescapes keys).
+    std::string kept;
+    kept.reserve(text->size());
+    kept.push_back('{');
+    bool whole = ForEachTopLevelMember(
+        *text, [&kept](std::string_view key, std::string_view value) {
+          if (key == "managedFields") return true;
+          if (kept.size() > 1) kept.push_back(',');
+          kept.push_back('"');
+          kept.append(key);
+          kept.append("\":");
+          kept.append(value);
+          return true;
+        });
+    kept.push_back('}');
+    metadata = whole ? json::parse(kept, nullptr, false) : json();
     if (metadata.is_discarded() || !metadata.is_object())
       return Status(StatusCode::kInternal, "stored object is not valid JSON");
   } else {
     KMOCK_ASSIGN_OR_RETURN(json whole, DecodeObject(res, bytes, revision));
     auto m = whole.find("metadata");
-    if (m != whole.end() && m->is_object()) metadata = std::move(*m);
+    if (m != whole.end() && m->is_object()) {
+      metadata = std::move(*m);
+      metadata.erase("managedFields");
+    }
   }
   if (!metadata.is_object()) metadata = json::object();
   metadata["resourceVersion"] = std::to_string(revision);

@@ -35,9 +35,12 @@ Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
                                     bool with_type = true);
 // Stored bytes → apiVersion, kind and metadata only (resourceVersion =
 // revision), what a metadata informer needs (kube-controller-manager's
-// garbage collector watches PartialObjectMetadata). Reads only the metadata
-// member's bytes; kinds stored in another form (from_storage) are decoded
-// whole and cut down.
+// garbage collector watches PartialObjectMetadata). Without managedFields,
+// as kube-controller-manager's informers strip them: nobody reading
+// metadata views needs them, and they are most of a small object's
+// metadata. Reads only the metadata member's bytes, and parses those
+// without managedFields; kinds stored in another form (from_storage) are
+// decoded whole and cut down.
 Result<nlohmann::json> DecodeObjectMetadata(const api::ResourceInfo& res,
                                             std::string_view bytes,
                                             int64_t revision);

@@ -78,7 +78,13 @@ void KeepSystemMetadata(json& obj, const json& old) {
 }  // namespace
 
 Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
-    : storage_(storage), clock_(clock), rng_(rng) {}
+    : storage_(storage), clock_(clock), rng_(rng) {
+  if (const api::ResourceInfo* nsres =
+          api::Catalog::Get().Find("", "v1", "namespaces")) {
+    namespace_states_ =
+        std::make_unique<NamespaceStates>(storage, nsres->key_prefix);
+  }
+}
 
 Result<ServedPtr> Registry::GetServed(const api::ResourceInfo& res,
                                       std::string_view ns,
@@ -281,24 +287,12 @@ Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
 
 Status Registry::AdmitNamespace(const api::ResourceInfo& res,
                                 std::string_view ns, const std::string& name) {
-  if (!res.namespaced) return Status::Ok();
-  const api::ResourceInfo* nsres =
-      api::Catalog::Get().Find("", "v1", "namespaces");
-  if (!nsres) return Status::Ok();
-  auto kv = storage_->Get(ObjectKey(*nsres, "", ns));
-  if (!kv.ok()) {
-    if (kv.status().code() == StatusCode::kNotFound)
-      return NotFound("", "namespaces", std::string(ns));
-    return Internal(kv.status().message());
-  }
-  json nsobj = json::parse(kv->value, nullptr, false);
-  bool terminating = nsobj.is_object() && IsDeleting(nsobj);
-  if (!terminating && nsobj.is_object()) {
-    auto st = nsobj.find("status");
-    terminating = st != nsobj.end() && st->is_object() &&
-                  st->value("phase", "") == "Terminating";
-  }
-  if (terminating) {
+  if (!res.namespaced || !namespace_states_) return Status::Ok();
+  auto state = namespace_states_->Lookup(ns);
+  if (!state.ok()) return Internal(state.status().message());
+  if (*state == NamespaceStates::State::kAbsent)
+    return NotFound("", "namespaces", std::string(ns));
+  if (*state == NamespaceStates::State::kTerminating) {
     Status st =
         Forbidden(res, name,
                   "unable to create new content in namespace " +

@@ -35,6 +35,7 @@
 #include "common/rng.h"
 #include "common/status.h"
 #include "fieldmanager/field_manager.h"
+#include "registry/namespace_states.h"
 #include "registry/served_object.h"
 #include "store/storage.h"
 
@@ -79,8 +80,9 @@ struct ListOptions {
   std::string resource_version;        // "", "0" or a revision
   std::string resource_version_match;  // "", "NotOlderThan", "Exact"
   // In-process callers that read only metadata (see DecodeObjectMetadata):
-  // items may carry only apiVersion, kind and metadata. Ignored with a field
-  // selector, which may name other fields.
+  // items may carry only apiVersion, kind and metadata, and that metadata
+  // may lack managedFields. Ignored with a field selector, which may name
+  // other fields.
   bool metadata_only = false;
 };
 
@@ -263,6 +265,9 @@ class Registry {
   Rng* rng_;
   std::chrono::milliseconds watch_bookmark_interval_{60000};
   ServedObjectCache served_cache_;
+  // Null when the catalog has no namespaces (then nothing is admitted by
+  // namespace).
+  std::unique_ptr<NamespaceStates> namespace_states_;
   std::atomic<bool> garbage_collection_{false};
   std::mutex allocators_mu_;
   std::map<const api::ResourceInfo*, std::unique_ptr<api::ResourceAllocator>>

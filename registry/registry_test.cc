@@ -328,6 +328,9 @@ TEST_F(RegistryTest, NamespaceDeletionWaitsForTheFinalizeSubresource) {
       registry_
           ->Create(*namespaces_, "", json{{"metadata", {{"name", "lab"}}}}, {})
           .ok());
+  // Admitted once while active, so the terminating state below must come
+  // from the namespace's change, not a first read.
+  ASSERT_TRUE(registry_->Create(*pods_, "lab", Pod("early"), {}).ok());
   auto d = registry_->Delete(*namespaces_, "", "lab", {});
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_FALSE(d->deleted);
@@ -348,6 +351,13 @@ TEST_F(RegistryTest, NamespaceDeletionWaitsForTheFinalizeSubresource) {
   ASSERT_TRUE(fin.ok()) << fin.status().ToString();
   EXPECT_EQ(registry_->Get(*namespaces_, "", "lab").status().code(),
             StatusCode::kNotFound);
+  EXPECT_EQ(registry_->Create(*pods_, "lab", Pod("gone"), {}).status().code(),
+            StatusCode::kNotFound);
+  ASSERT_TRUE(
+      registry_
+          ->Create(*namespaces_, "", json{{"metadata", {{"name", "lab"}}}}, {})
+          .ok());
+  EXPECT_TRUE(registry_->Create(*pods_, "lab", Pod("again"), {}).ok());
 }
 
 TEST_F(RegistryTest, SystemNamespacesCannotBeDeleted) {

@@ -40,6 +40,27 @@ TEST(ServedObjectCacheTest, DecodesEachRevisionOnceAndSharesIt) {
   EXPECT_EQ((*next)->value()["metadata"]["resourceVersion"], "8");
 }
 
+TEST(ServedObjectCacheTest, MetadataViewsLeaveManagedFieldsOut) {
+  ServedObjectCache cache;
+  std::string bytes =
+      R"({"kind":"Pod","metadata":{"name":"m","managedFields":[{"manager":)"
+      R"("kubectl","fieldsV1":{"f:spec":{}}}],"labels":{"a\"b":"c"},)"
+      R"("ownerReferences":[{"uid":"u1"}]},"spec":{"containers":[]}})";
+  auto meta =
+      cache.DecodeMetadata(Pods(), "/registry/pods/default/m", bytes, 5);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ((*meta)->value(),
+            nlohmann::json::parse(
+                R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"m",)"
+                R"("labels":{"a\"b":"c"},"ownerReferences":[{"uid":"u1"}],)"
+                R"("resourceVersion":"5"}})"));
+  auto only = cache.DecodeMetadata(Pods(), "/registry/pods/default/n",
+                                   R"({"metadata":{"managedFields":[]}})", 6);
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ((*only)->value()["metadata"],
+            nlohmann::json::parse(R"({"resourceVersion":"6"})"));
+}
+
 TEST(ServedObjectCacheTest, MetadataViewsUseTheCacheButDoNotFillIt) {
   ServedObjectCache cache;
   std::string bytes = PodBytes("m");

@@ -65,7 +65,11 @@ Status WatchQueue::Next(std::chrono::milliseconds timeout,
   std::deque<EventPtr> taken;
   {
     std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, timeout, [this] { return ended_ || !queue_.empty(); });
+    // A zero timeout is a poll: no timed wait (a clock read and a futex
+    // call) when nothing is queued.
+    if (timeout.count() > 0) {
+      cv_.wait_for(l, timeout, [this] { return ended_ || !queue_.empty(); });
+    }
     if (ended_) return end_status_;
     taken.swap(queue_);
   }
