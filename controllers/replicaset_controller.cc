@@ -192,17 +192,22 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
   std::vector<ObjectPtr> owned;
   std::optional<bool> can_adopt;
   // This ReplicaSet's pods and its namespace's orphans, in name order as
-  // the namespace index would give them.
+  // the namespace index would give them. Each index entry is already in
+  // key order, that is name order within the namespace: merge, not sort.
   std::vector<ObjectPtr> candidates =
       pods_->ByIndex(kByControllerIndex, "uid:" + uid);
   std::vector<ObjectPtr> orphans =
       pods_->ByIndex(kByControllerIndex, "orphan:" + NamespaceOf(rs));
-  candidates.insert(candidates.end(), orphans.begin(), orphans.end());
-  std::sort(candidates.begin(), candidates.end(),
-            [](const ObjectPtr& a, const ObjectPtr& b) {
-              return StringAt(ObjectAt(*a, "metadata"), "name") <
-                     StringAt(ObjectAt(*b, "metadata"), "name");
-            });
+  if (!orphans.empty()) {
+    const auto owned_end = static_cast<std::ptrdiff_t>(candidates.size());
+    candidates.insert(candidates.end(), orphans.begin(), orphans.end());
+    std::inplace_merge(candidates.begin(), candidates.begin() + owned_end,
+                       candidates.end(),
+                       [](const ObjectPtr& a, const ObjectPtr& b) {
+                         return StringAt(ObjectAt(*a, "metadata"), "name") <
+                                StringAt(ObjectAt(*b, "metadata"), "name");
+                       });
+  }
   for (const auto& p : candidates) {
     const json& pod = *p;
     if (!apps::IsPodActive(pod)) continue;

@@ -92,6 +92,20 @@ std::string EncodeObject(const api::ResourceInfo& res, const json& obj) {
   return copy.dump();
 }
 
+std::string EncodeForWrite(const api::ResourceInfo& res, json& obj) {
+  if (auto m = obj.find("metadata"); m != obj.end() && m->is_object())
+    m->erase("resourceVersion");
+  return res.to_storage ? res.to_storage(obj).dump() : obj.dump();
+}
+
+Result<json> ServedAfterWrite(const api::ResourceInfo& res, json obj,
+                              std::string_view bytes, int64_t revision) {
+  if (res.to_storage || res.from_storage)
+    return DecodeObject(res, bytes, revision);
+  obj["metadata"]["resourceVersion"] = std::to_string(revision);
+  return obj;
+}
+
 Result<int64_t> ParseResourceVersion(const std::string& rv) {
   int64_t n = 0;
   for (char c : rv) {

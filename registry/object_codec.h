@@ -48,6 +48,18 @@ Result<nlohmann::json> DecodeObjectMetadata(const api::ResourceInfo& res,
 std::string EncodeObject(const api::ResourceInfo& res,
                          const nlohmann::json& obj);
 
+// A write's two halves without a copy or a parse in between: EncodeForWrite
+// returns obj's stored bytes and leaves obj as it will be served, but for
+// its resourceVersion (removed); ServedAfterWrite then gives the object as
+// DecodeObject(res, bytes, revision) would, from obj itself when the kind
+// is stored as served (no to_storage / from_storage), else by decoding.
+// obj must already carry apiVersion and kind.
+std::string EncodeForWrite(const api::ResourceInfo& res, nlohmann::json& obj);
+Result<nlohmann::json> ServedAfterWrite(const api::ResourceInfo& res,
+                                        nlohmann::json obj,
+                                        std::string_view bytes,
+                                        int64_t revision);
+
 // A resourceVersion as a revision: "" → 0; anything not a decimal number is
 // 400 "invalid resource version: x".
 Result<int64_t> ParseResourceVersion(const std::string& rv);

@@ -432,19 +432,23 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
     KMOCK_RETURN_IF_ERROR(AdmitNamespace(res, ns, name));
 
     const std::string key = ObjectKey(res, ns, name);
-    if (storage_->Get(key).ok() &&
+    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
+    // The store's create refuses an existing key anyway; read first only
+    // where an allocation must not be made for a name that is taken, and
+    // for a dry run, which never reaches the store.
+    if ((alloc || opts.dry_run) && storage_->Get(key).ok() &&
         !(generated && attempt + 1 < kMaxGenerateNameTries))
       return AlreadyExists(res, name);
-    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
     if (alloc) KMOCK_RETURN_IF_ERROR(alloc->AllocateForCreate(obj));
     if (opts.dry_run) {
       if (alloc) alloc->Release(obj);
       return WriteResult{obj, true};
     }
-    auto kv = storage_->Create(key, EncodeObject(res, obj));
+    auto kv = storage_->Create(key, EncodeForWrite(res, obj));
     if (kv.ok()) {
-      KMOCK_ASSIGN_OR_RETURN(json out,
-                             DecodeObject(res, kv->value, kv->mod_revision));
+      KMOCK_ASSIGN_OR_RETURN(
+          json out,
+          ServedAfterWrite(res, std::move(obj), kv->value, kv->mod_revision));
       return WriteResult{std::move(out), true};
     }
     if (alloc) alloc->Release(obj);
@@ -492,7 +496,7 @@ Result<WriteResult> Registry::UpdateExisting(
     if (alloc) alloc->ReleaseAfterUpdate(old, obj);
     return WriteResult{obj, false};
   }
-  auto kv = storage_->Update(key, EncodeObject(res, obj), cur_revision);
+  auto kv = storage_->Update(key, EncodeForWrite(res, obj), cur_revision);
   if (alloc) {
     if (kv.ok())
       alloc->ReleaseAfterUpdate(obj, old);
@@ -505,8 +509,9 @@ Result<WriteResult> Registry::UpdateExisting(
     if (kv.status().code() == StatusCode::kNotFound) return NotFound(res, name);
     return Internal(kv.status().message());
   }
-  KMOCK_ASSIGN_OR_RETURN(json out,
-                         DecodeObject(res, kv->value, kv->mod_revision));
+  KMOCK_ASSIGN_OR_RETURN(
+      json out,
+      ServedAfterWrite(res, std::move(obj), kv->value, kv->mod_revision));
   KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(res, key, out, kv->mod_revision));
   return WriteResult{std::move(out), false};
 }
@@ -708,8 +713,11 @@ Result<json> Registry::GuaranteedUpdate(
         return NotFound(res, std::string(name));
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json old,
-                           DecodeObject(res, cur->value, cur->mod_revision));
+    // Usually decoded already, for the informers that saw this revision.
+    KMOCK_ASSIGN_OR_RETURN(
+        ServedPtr current,
+        served_cache_.Decode(res, key, cur->value, cur->mod_revision));
+    const json& old = current->value();
     json obj = old;
     KMOCK_RETURN_IF_ERROR(mutate(obj));
     if (obj == old) return old;

@@ -19,7 +19,11 @@ const json* ReadyCondition(const json& pod) {
   const json* conds = At(pod, {"status", "conditions"});
   if (conds == nullptr || !conds->is_array()) return nullptr;
   for (const auto& c : *conds) {
-    if (c.is_object() && c.value("type", "") == "Ready") return &c;
+    if (!c.is_object()) continue;
+    auto t = c.find("type");
+    if (t != c.end() && t->is_string() &&
+        t->get_ref<const std::string&>() == "Ready")
+      return &c;
   }
   return nullptr;
 }
@@ -57,13 +61,15 @@ TimePoint CreationTime(const json& obj) {
   return t;
 }
 
-std::optional<json> ControllerRefOf(const json& obj) {
+const json* ControllerRefOf(const json& obj) {
   const json* refs = At(obj, {"metadata", "ownerReferences"});
-  if (refs == nullptr || !refs->is_array()) return std::nullopt;
+  if (refs == nullptr || !refs->is_array()) return nullptr;
   for (const auto& r : *refs) {
-    if (r.is_object() && r.value("controller", false)) return r;
+    if (!r.is_object()) continue;
+    auto c = r.find("controller");
+    if (c != r.end() && c->is_boolean() && c->get<bool>()) return &r;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 json MakeControllerRef(const json& owner, const std::string& api_version,
@@ -74,13 +80,20 @@ json MakeControllerRef(const json& owner, const std::string& api_version,
 }
 
 bool IsPodActive(const json& pod) {
-  std::string phase = StrAt(pod, {"status", "phase"});
-  return phase != "Succeeded" && phase != "Failed" && !IsBeingDeleted(pod);
+  const json* phase = At(pod, {"status", "phase"});
+  if (phase != nullptr && phase->is_string()) {
+    const auto& p = phase->get_ref<const std::string&>();
+    if (p == "Succeeded" || p == "Failed") return false;
+  }
+  return !IsBeingDeleted(pod);
 }
 
 bool IsPodReady(const json& pod) {
   const json* c = ReadyCondition(pod);
-  return c != nullptr && c->value("status", "") == "True";
+  if (c == nullptr) return false;
+  auto s = c->find("status");
+  return s != c->end() && s->is_string() &&
+         s->get_ref<const std::string&>() == "True";
 }
 
 std::optional<TimePoint> PodReadyTime(const json& pod) {

@@ -42,8 +42,9 @@ bool IsBeingDeleted(const json& obj);
 // metadata.creationTimestamp (epoch when absent or malformed).
 TimePoint CreationTime(const json& obj);
 
-// The ownerReference with controller: true, if any.
-std::optional<json> ControllerRefOf(const json& obj);
+// The ownerReference with controller: true, if any (null if none); points
+// into obj.
+const json* ControllerRefOf(const json& obj);
 // {apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true}.
 json MakeControllerRef(const json& owner, const std::string& api_version,
                        const std::string& kind);
