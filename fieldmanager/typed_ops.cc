@@ -153,6 +153,9 @@ Status ToSet(const json& v, const TypeNode& t, const Path& path, bool strict,
 
 void CompareAt(const json* l, const json* r, const TypeNode& t,
                const Path& path, Comparison* c) {
+  // Equal subtrees hold no change: one deep comparison instead of a walk
+  // (a status write leaves spec and most metadata as they were).
+  if (l != nullptr && r != nullptr && *l == *r) return;
   auto rule = [&] {
     if (l == nullptr) {
       c->added.Insert(path);
