@@ -155,27 +155,27 @@ Status ReplicaSetController::Sync(const std::string& key) {
   ObjectPtr cached = replicasets_->Get(key);
   if (!cached) {
     expectations_.Forget(key);
+    pod_facts_.Forget(key);
     return Status::Ok();
   }
   const json& rs = *cached;
   bool needs_sync = expectations_.Satisfied(key);
-  KMOCK_ASSIGN_OR_RETURN(std::vector<ObjectPtr> owned, ClaimPods(rs));
-  replicaset::PodRefs pods;
-  pods.reserve(owned.size());
-  for (const auto& p : owned) pods.push_back(p.get());
+  std::vector<replicaset::PodFacts> facts;
+  KMOCK_ASSIGN_OR_RETURN(std::vector<ObjectPtr> owned,
+                         ClaimPods(key, rs, &facts));
   std::optional<std::string> manage_error;
   if (needs_sync && !apps::IsBeingDeleted(rs)) {
     manage_error = ManageReplicas(rs, owned);
   }
   TimePoint now = clock_->Now();
-  json status = replicaset::CalculateStatus(rs, pods, manage_error, now);
+  json status = replicaset::CalculateStatus(rs, facts, manage_error, now);
   status["observedGeneration"] = IntAt(rs, {"metadata", "generation"});
   if (status != ObjectAt(rs, "status")) {
     Status st = WriteStatus(rs, status);
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
   }
   if (!manage_error) {
-    if (auto at = replicaset::NextAvailableAt(rs, pods, now)) {
+    if (auto at = replicaset::NextAvailableAt(rs, facts, now)) {
       queue_.AddAfter(key, (*at - now) + std::chrono::seconds(1));
     }
   }
@@ -183,7 +183,9 @@ Status ReplicaSetController::Sync(const std::string& key) {
   return Status::Ok();
 }
 
-Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
+Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(
+    const std::string& key, const json& rs,
+    std::vector<replicaset::PodFacts>* owned_facts) {
   auto sel = registry::LabelSelector::FromJson(
       ValueAt(ObjectAt(rs, "spec"), "selector"));
   if (!sel.ok()) return sel.status();
@@ -208,19 +210,30 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
                                 StringAt(ObjectAt(*b, "metadata"), "name");
                        });
   }
-  for (const auto& p : candidates) {
-    const json& pod = *p;
-    if (!apps::IsPodActive(pod)) continue;
-    bool matches =
-        !sel->Empty() && sel->Matches(ValueAt(pod["metadata"], "labels"));
-    auto ref = apps::ControllerRefOf(pod);
-    if (ref) {
-      if (ref->value("uid", "") != uid) continue;  // another controller's
+  replicaset::SetView view;
+  view.uid = uid;
+  view.selector = &*sel;
+  view.template_labels = &ObjectAt(
+      ObjectAt(ObjectAt(ObjectAt(rs, "spec"), "template"), "metadata"),
+      "labels");
+  const std::vector<replicaset::PodFacts> facts = pod_facts_.For(
+      key, IntAt(rs, {"metadata", "generation"}), view, candidates);
+  owned_facts->clear();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const ObjectPtr& p = candidates[i];
+    const replicaset::PodFacts& f = facts[i];
+    if (!f.active) continue;
+    const bool matches = f.matches_selector;
+    if (f.has_controller) {
+      if (!f.controlled_here) continue;  // another controller's
       if (matches || rs_deleting) {
-        if (matches) owned.push_back(p);
+        if (matches) {
+          owned.push_back(p);
+          owned_facts->push_back(f);
+        }
         continue;
       }
-      Status st = Release(rs, pod);
+      Status st = Release(rs, *p);
       if (!st.ok() && st.code() != StatusCode::kNotFound &&
           st.code() != StatusCode::kConflict) {
         return st;
@@ -236,9 +249,12 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(const json& rs) {
           fresh.ok() && UidOf(*fresh) == uid && !apps::IsBeingDeleted(*fresh);
     }
     if (!*can_adopt) continue;
-    Status st = Adopt(rs, pod);
+    Status st = Adopt(rs, *p);
     if (st.ok()) {
       owned.push_back(p);
+      replicaset::PodFacts adopted = f;
+      adopted.has_controller = adopted.controlled_here = true;
+      owned_facts->push_back(adopted);
     } else if (st.code() != StatusCode::kNotFound &&
                st.code() != StatusCode::kConflict) {
       return st;

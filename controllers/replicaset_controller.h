@@ -22,6 +22,7 @@
 #include "controllers/event_recorder.h"
 #include "controllers/informer.h"
 #include "controllers/replicaset/expectations.h"
+#include "controllers/replicaset/pod_facts.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/work_queue.h"
 #include "controllers/worker_pool.h"
@@ -72,8 +73,11 @@ class ReplicaSetController {
   // Queues every ReplicaSet whose selector matches an orphan pod.
   void EnqueueMatching(const json& pod);
 
-  // The active pods the ReplicaSet owns after adopting and releasing.
-  Result<std::vector<ObjectPtr>> ClaimPods(const json& rs);
+  // The active pods the ReplicaSet (key) owns after adopting and
+  // releasing, and their facts in the same order.
+  Result<std::vector<ObjectPtr>> ClaimPods(
+      const std::string& key, const json& rs,
+      std::vector<replicaset::PodFacts>* owned_facts);
   Status Adopt(const json& rs, const json& pod);
   Status Release(const json& rs, const json& pod);
   // Creates or deletes pods; returns the error message of a failed write.
@@ -93,6 +97,7 @@ class ReplicaSetController {
   ReplicaSetControllerOptions options_;
   EventRecorder recorder_;
   replicaset::Expectations expectations_;
+  replicaset::PodFactsCache pod_facts_;
   WorkQueue queue_;
   std::unique_ptr<WorkerPool> workers_;
 };

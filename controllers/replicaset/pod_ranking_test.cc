@@ -72,13 +72,13 @@ TEST(ReplicaSetStatus, CountsAndAvailability) {
   auto at = NextAvailableAt(rs, RefsOf(pods), kNow);
   ASSERT_TRUE(at);
   EXPECT_EQ(*at, kNow + std::chrono::seconds(5));
-  json failed = CalculateStatus(rs, {}, std::string("quota"), kNow);
+  json failed = CalculateStatus(rs, PodRefs{}, std::string("quota"), kNow);
   EXPECT_EQ(failed["conditions"][0]["reason"], "FailedCreate");
   EXPECT_EQ(failed["replicas"], 0);
   EXPECT_FALSE(failed.contains("readyReplicas"));
   rs["status"] = failed;
-  EXPECT_FALSE(
-      CalculateStatus(rs, {}, std::nullopt, kNow).contains("conditions"));
+  EXPECT_FALSE(CalculateStatus(rs, PodRefs{}, std::nullopt, kNow)
+                   .contains("conditions"));
 }
 
 }  // namespace

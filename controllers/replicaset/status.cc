@@ -9,14 +9,26 @@ using apps::IntAt;
 
 namespace {
 
-bool LabelsInclude(const json& labels, const json& want) {
-  if (!want.is_object()) return true;
-  for (const auto& [k, v] : want.items()) {
-    if (!labels.is_object() || !labels.contains(k) || labels[k] != v) {
-      return false;
-    }
-  }
-  return true;
+const json* TemplateLabels(const json& rs) {
+  return &ObjectAt(
+      ObjectAt(ObjectAt(ObjectAt(rs, "spec"), "template"), "metadata"),
+      "labels");
+}
+
+std::vector<PodFacts> FactsOfAll(const json& rs, const PodRefs& pods) {
+  SetView set;
+  set.template_labels = TemplateLabels(rs);
+  std::vector<PodFacts> out;
+  out.reserve(pods.size());
+  for (const json* p : pods) out.push_back(FactsOf(*p, set));
+  return out;
+}
+
+bool Available(const PodFacts& f, int64_t min_ready, TimePoint now) {
+  if (!f.ready) return false;
+  if (min_ready <= 0) return true;
+  return f.ready_since &&
+         *f.ready_since + std::chrono::seconds(min_ready) < now;
 }
 
 }  // namespace
@@ -24,21 +36,26 @@ bool LabelsInclude(const json& labels, const json& want) {
 json CalculateStatus(const json& rs, const PodRefs& pods,
                      const std::optional<std::string>& manage_error,
                      TimePoint now) {
+  return CalculateStatus(rs, FactsOfAll(rs, pods), manage_error, now);
+}
+
+std::optional<TimePoint> NextAvailableAt(const json& rs, const PodRefs& pods,
+                                         TimePoint now) {
+  return NextAvailableAt(rs, FactsOfAll(rs, pods), now);
+}
+
+json CalculateStatus(const json& rs, const std::vector<PodFacts>& pods,
+                     const std::optional<std::string>& manage_error,
+                     TimePoint now) {
   json status = ObjectAt(rs, "status");
   if (!status.is_object()) status = json::object();
   int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
-  const json& tmpl_labels =
-      ObjectAt(ObjectAt(ObjectAt(ObjectAt(rs, "spec"), "template"), "metadata"),
-               "labels");
   int64_t labeled = 0, ready = 0, available = 0;
-  for (const json* pp : pods) {
-    const json& p = *pp;
-    if (LabelsInclude(ObjectAt(p["metadata"], "labels"), tmpl_labels)) {
-      labeled++;
-    }
-    if (apps::IsPodReady(p)) {
+  for (const PodFacts& f : pods) {
+    if (f.labeled) labeled++;
+    if (f.ready) {
       ready++;
-      if (apps::IsPodAvailable(p, min_ready, now)) available++;
+      if (Available(f, min_ready, now)) available++;
     }
   }
 
@@ -85,19 +102,15 @@ json CalculateStatus(const json& rs, const PodRefs& pods,
   return status;
 }
 
-std::optional<TimePoint> NextAvailableAt(const json& rs, const PodRefs& pods,
+std::optional<TimePoint> NextAvailableAt(const json& rs,
+                                         const std::vector<PodFacts>& pods,
                                          TimePoint now) {
   int64_t min_ready = IntAt(rs, {"spec", "minReadySeconds"});
   if (min_ready <= 0) return std::nullopt;
   std::optional<TimePoint> best;
-  for (const json* pp : pods) {
-    const json& p = *pp;
-    if (!apps::IsPodReady(p) || apps::IsPodAvailable(p, min_ready, now)) {
-      continue;
-    }
-    auto since = apps::PodReadyTime(p);
-    if (!since) continue;
-    TimePoint at = *since + std::chrono::seconds(min_ready);
+  for (const PodFacts& f : pods) {
+    if (!f.ready || Available(f, min_ready, now) || !f.ready_since) continue;
+    TimePoint at = *f.ready_since + std::chrono::seconds(min_ready);
     if (!best || at < *best) best = at;
   }
   return best;

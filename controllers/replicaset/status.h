@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "controllers/replicaset/pod_facts.h"
 
 namespace kmock::controllers::replicaset {
 
@@ -37,6 +38,15 @@ json CalculateStatus(const json& rs, const PodRefs& pods,
 // When the earliest ready-but-not-yet-available pod becomes available
 // (nullopt if none is waiting).
 std::optional<TimePoint> NextAvailableAt(const json& rs, const PodRefs& pods,
+                                         TimePoint now);
+
+// The same from the pods' facts (FactsOf against this ReplicaSet), as the
+// controller keeps them.
+json CalculateStatus(const json& rs, const std::vector<PodFacts>& pods,
+                     const std::optional<std::string>& manage_error,
+                     TimePoint now);
+std::optional<TimePoint> NextAvailableAt(const json& rs,
+                                         const std::vector<PodFacts>& pods,
                                          TimePoint now);
 
 }  // namespace kmock::controllers::replicaset

@@ -1,0 +1,81 @@
+#include "controllers/replicaset/pod_facts.h"
+
+#include "common/json_view.h"
+#include "controllers/apps/object_util.h"
+
+namespace kmock::controllers::replicaset {
+
+namespace {
+
+bool LabelsInclude(const json& labels, const json* want) {
+  if (want == nullptr || !want->is_object()) return true;
+  for (const auto& [k, v] : want->items()) {
+    if (!labels.is_object()) return false;
+    auto it = labels.find(k);
+    if (it == labels.end() || *it != v) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+PodFacts FactsOf(const json& pod, const SetView& set) {
+  PodFacts f;
+  const json& meta = ObjectAt(pod, "metadata");
+  const json& labels = ObjectAt(meta, "labels");
+  f.active = apps::IsPodActive(pod);
+  f.matches_selector = set.selector != nullptr && !set.selector->Empty() &&
+                       set.selector->Matches(labels);
+  f.labeled = LabelsInclude(labels, set.template_labels);
+  if (const json* ref = apps::ControllerRefOf(pod)) {
+    f.has_controller = true;
+    auto uid = ref->find("uid");
+    f.controlled_here = uid != ref->end() && uid->is_string() &&
+                        uid->get_ref<const std::string&>() == set.uid;
+  }
+  f.ready = apps::IsPodReady(pod);
+  if (f.ready) f.ready_since = apps::PodReadyTime(pod);
+  return f;
+}
+
+std::vector<PodFacts> PodFactsCache::For(const std::string& rs_key,
+                                         int64_t generation, const SetView& set,
+                                         const std::vector<PodPtr>& pods) {
+  PerSet before;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = sets_.find(rs_key);
+    if (it != sets_.end()) before = std::move(it->second);
+  }
+  // Facts depend on the selector and template labels: a new ReplicaSet
+  // under the same name, or a changed spec, starts over.
+  if (before.uid != set.uid || before.generation != generation)
+    before.pods.clear();
+  PerSet now;
+  now.uid = set.uid;
+  now.generation = generation;
+  now.pods.reserve(pods.size());
+  std::vector<PodFacts> out;
+  out.reserve(pods.size());
+  for (const PodPtr& p : pods) {
+    auto old = before.pods.find(p.get());
+    PodFacts f =
+        old != before.pods.end() ? old->second.facts : FactsOf(*p, set);
+    out.push_back(f);
+    now.pods.emplace(p.get(), Entry{p, f});
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  sets_[rs_key] = std::move(now);
+  return out;
+}
+
+void PodFactsCache::Forget(const std::string& rs_key) {
+  PerSet gone;  // released after the lock
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = sets_.find(rs_key);
+  if (it == sets_.end()) return;
+  gone = std::move(it->second);
+  sets_.erase(it);
+}
+
+}  // namespace kmock::controllers::replicaset
