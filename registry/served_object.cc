@@ -105,15 +105,18 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
     charged_.fetch_sub(s.charge, std::memory_order_relaxed);
     s.charge = charge;
   }
-  EvictOverBudget();
+  EvictOverBudget(slot);
   return served;
 }
 
-void ServedObjectCache::EvictOverBudget() {
+void ServedObjectCache::EvictOverBudget(size_t keep) {
   for (size_t swept = 0;
        swept < kSlots && charged_.load(std::memory_order_relaxed) > budget_;
        ++swept) {
     size_t i = hand_.fetch_add(1, std::memory_order_relaxed) % kSlots;
+    // Never the object just decoded: the other watchers of its event are
+    // about to ask for it.
+    if (i == keep) continue;
     ServedPtr victim;
     std::lock_guard<std::mutex> l(locks_[i % kStripes]);
     Slot& s = slots_[i];

@@ -94,7 +94,8 @@ class ServedObjectCache {
   // The cached object of (res, key, revision), or null.
   ServedPtr Lookup(size_t slot, const api::ResourceInfo& res,
                    std::string_view key, int64_t revision);
-  void EvictOverBudget();
+  // Empties slots in turn until under budget, never the slot `keep`.
+  void EvictOverBudget(size_t keep);
 
   static constexpr size_t kSlots = 2048;
   static constexpr size_t kStripes = 64;

@@ -105,6 +105,22 @@ TEST(ServedObjectCacheTest, StaysWithinItsByteBudget) {
   EXPECT_EQ(cache.hits(), hits + 1);
 }
 
+// Even over budget by itself, the object just decoded stays for the other
+// watchers of its event (the hand once swept it out when it was the only
+// entry, or the next one in turn).
+TEST(ServedObjectCacheTest, KeepsTheNewestObjectWhenOverBudget) {
+  ServedObjectCache cache(/*budget_bytes=*/1);
+  std::string bytes = PodBytes("big", 4 << 10);
+  for (int rev = 1; rev <= 20; ++rev) {
+    ASSERT_TRUE(
+        cache.Decode(Pods(), "/registry/pods/default/big", bytes, rev).ok());
+    uint64_t hits = cache.hits();
+    ASSERT_TRUE(
+        cache.Decode(Pods(), "/registry/pods/default/big", bytes, rev).ok());
+    EXPECT_EQ(cache.hits(), hits + 1) << "revision " << rev;
+  }
+}
+
 TEST(ServedObjectTest, ListItemsLeaveOutKindAndApiVersion) {
   ServedObjectCache cache;
   auto pod = cache.Decode(Pods(), "/registry/pods/default/a", PodBytes("a"), 4);
