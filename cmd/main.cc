@@ -18,6 +18,7 @@
 #include "common/rng.h"
 #include "controllers/controller_manager.h"
 #include "kubeconfig/kubeconfig.h"
+#include "registry/event_expiry.h"
 #include "registry/registry.h"
 #include "server/api_server.h"
 #include "store/storage.h"
@@ -181,6 +182,10 @@ int Serve(const cmd::ServeOptions& o) {
   if (Status st = (*storage)->SyncAll(); !st.ok())
     return Fail("cannot sync the store: " + st.message());
   end_phase("cluster ready");
+  // Events expire as kube-apiserver's do (--event-ttl).
+  registry::EventExpiry event_expiry(&registry, &clock,
+                                     std::chrono::seconds(o.event_ttl_seconds));
+  if (o.event_ttl_seconds > 0) event_expiry.Start();
   if (Status st = api.Start(); !st.ok()) return Fail(st.message());
   end_phase("listener");
 
@@ -216,6 +221,7 @@ int Serve(const cmd::ServeOptions& o) {
   std::fprintf(stderr, "kubemock: %s received, shutting down\n",
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   api.Stop();
+  event_expiry.Stop();
   manager.Stop();
   (*storage)->Close();
   return 0;

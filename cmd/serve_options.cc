@@ -80,8 +80,10 @@ Result<int64_t> ParseDurationMillis(const std::string& text) {
     ms = n * 1000;
   else if (unit == "m")
     ms = n * 60000;
+  else if (unit == "h")
+    ms = n * 3600000;
   else
-    return FlagError("bad duration: " + text + " (use ms, s or m)");
+    return FlagError("bad duration: " + text + " (use ms, s, m or h)");
   return int64_t(ms);
 }
 
@@ -154,6 +156,12 @@ Result<ServeOptions> ParseServeOptions(const std::vector<std::string>& args) {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(int64_t ms, ParseDurationMillis(v));
       o.compaction_interval_seconds = int(ms / 1000);
+    } else if (a == "--event-ttl") {
+      KMOCK_ASSIGN_OR_RETURN(std::string v, next());
+      KMOCK_ASSIGN_OR_RETURN(int64_t ms, ParseDurationMillis(v));
+      if (ms != 0 && ms < 1000)
+        return FlagError("--event-ttl must be 0 or at least 1s");
+      o.event_ttl_seconds = ms / 1000;
     } else if (a == "--watch-bookmark-interval") {
       KMOCK_ASSIGN_OR_RETURN(std::string v, next());
       KMOCK_ASSIGN_OR_RETURN(o.watch_bookmark_interval_ms,
@@ -237,6 +245,8 @@ Flags:
                             ended with 410 Expired (default 10000)
   --compaction-interval D   how often store history is compacted, keeping one
                             interval of history; 0 disables (default 5m)
+  --event-ttl D             events are deleted this long after their last
+                            write; 0 keeps them (default 1h)
   --watch-bookmark-interval D
                             how often an idle watch that allows bookmarks
                             gets a BOOKMARK event (default 1m)

@@ -32,6 +32,9 @@ struct ServeOptions {
   int64_t write_timeout_ms = 10000;
   int64_t watch_queue_limit = 10000;
   int compaction_interval_seconds = 300;
+  // How long an event lives after its last write (kube-apiserver's
+  // --event-ttl); 0 keeps events for ever.
+  int64_t event_ttl_seconds = 3600;
   int64_t watch_bookmark_interval_ms = 60000;
   // Pace of the fake kubelets' steps, for classrooms: "instant" or a
   // duration per step such as "500ms", "2s".

@@ -97,7 +97,7 @@ TEST(ServeOptionsTest, RejectsBadLimits) {
   EXPECT_FALSE(ParseServeOptions({"--write-timeout", "soon"}).ok());
   EXPECT_FALSE(ParseServeOptions({"--keep-alive-timeout"}).ok());
   EXPECT_FALSE(ParseServeOptions({"--watch-queue-limit", "-1"}).ok());
-  auto st = ParseServeOptions({"--request-timeout", "1h"});
+  auto st = ParseServeOptions({"--request-timeout", "1d"});
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.status().message().find("--request-timeout"), std::string::npos);
 }
@@ -107,6 +107,21 @@ TEST(ServeOptionsTest, Durations) {
   EXPECT_EQ(*ParseDurationMillis("250ms"), 250);
   EXPECT_EQ(*ParseDurationMillis("2s"), 2000);
   EXPECT_EQ(*ParseDurationMillis("1m"), 60000);
+  EXPECT_EQ(*ParseDurationMillis("2h"), 7200000);
+  EXPECT_FALSE(ParseDurationMillis("1d").ok());
+}
+
+TEST(ServeOptionsTest, EventTtl) {
+  auto def = ParseServeOptions({});
+  ASSERT_TRUE(def.ok());
+  EXPECT_EQ(def->event_ttl_seconds, 3600);
+  auto o = ParseServeOptions({"--event-ttl", "30m"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->event_ttl_seconds, 1800);
+  auto off = ParseServeOptions({"--event-ttl=0"});
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->event_ttl_seconds, 0);
+  EXPECT_FALSE(ParseServeOptions({"--event-ttl", "500ms"}).ok());
 }
 
 }  // namespace
