@@ -18,8 +18,24 @@ namespace kmock::registry {
 
 namespace {
 
-// How many times a write that lost a compare-and-swap is retried.
-constexpr int kMaxConflictRetries = 64;
+// A write that lost a compare-and-swap is read again and retried, as
+// kube-apiserver's GuaranteedUpdate retries it: for as long as it takes,
+// since under contention (many writers of one object, a kubelet writing
+// status) any fixed count is sometimes reached, and a client that sent no
+// resourceVersion must not get a 409 for it. The time bound is only for a
+// livelock, which no ordinary load reaches.
+class ConflictRetries {
+ public:
+  bool Next() {
+    if (++attempts_ <= 64) return true;
+    return std::chrono::steady_clock::now() < deadline_;
+  }
+
+ private:
+  int attempts_ = 0;
+  const std::chrono::steady_clock::time_point deadline_ =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+};
 // How many names generateName tries before giving up.
 constexpr int kMaxGenerateNameTries = 8;
 
@@ -128,7 +144,7 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
   if (auto m = scale.find("metadata"); m != scale.end() && m->is_object())
     want_rv = m->value("resourceVersion", "");
   const std::string key = ObjectKey(res, ns, name);
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() == StatusCode::kNotFound)
@@ -578,7 +594,7 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
   if (subresource == "scale") return UpdateScale(res, ns, name, obj, opts);
   const std::string key = ObjectKey(res, ns, name);
   const std::string want_rv = MetaString(obj, "resourceVersion");
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() != StatusCode::kNotFound)
@@ -613,7 +629,7 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
   if (subresource == "scale") {
     // Patch the Scale view, then write its replicas like a PUT of it.
     if (!res.scale) return NotFound(res, std::string(name));
-    for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    for (ConflictRetries retry; retry.Next();) {
       KMOCK_ASSIGN_OR_RETURN(json scale, Get(res, ns, name, "scale"));
       Result<json> patched =
           Status(StatusCode::kInternal, "unknown patch type");
@@ -636,7 +652,7 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
   }
   const std::string key = ObjectKey(res, ns, name);
   const api::Type* root = schema.Find(res.schema_type);
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() != StatusCode::kNotFound)
@@ -706,7 +722,7 @@ Result<json> Registry::GuaranteedUpdate(
     std::string_view subresource, const std::function<Status(json&)>& mutate,
     const WriteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() == StatusCode::kNotFound)
@@ -736,7 +752,7 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
                                       const DeleteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
   const std::string sname(name);
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() == StatusCode::kNotFound)
@@ -873,7 +889,7 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
     return errs.ToStatus("Binding", "", "bindings", name);
   }
   const std::string key = ObjectKey(*pods, ns, name);
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+  for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
     if (!cur.ok()) {
       if (cur.status().code() == StatusCode::kNotFound)

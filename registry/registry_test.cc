@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "api/resource.h"
 
 namespace kmock::registry {
@@ -98,6 +101,52 @@ TEST_F(RegistryTest, WritesAnswerWhatAReadReturns) {
   auto ge = registry_->Get(*events, "default", "e1");
   ASSERT_TRUE(ge.ok());
   EXPECT_EQ(ce->object.dump(), ge->dump());
+}
+
+// Writes without a resourceVersion never fail for losing a race, as
+// kube-apiserver's GuaranteedUpdate retries them until they land: many
+// writers patching and updating one pod at once all succeed, and every
+// write is counted.
+TEST_F(RegistryTest, UnconditionalWritesRetryUntilTheyLand) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("busy"), {}).ok());
+  constexpr int kThreads = 24;
+  constexpr int kWrites = 60;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        std::string value = std::to_string(t) + "-" + std::to_string(i);
+        Status st;
+        if (i % 2 == 0) {
+          st =
+              registry_
+                  ->Patch(*pods_, "default", "busy", "", PatchType::kMergePatch,
+                          R"({"metadata":{"labels":{"t)" + std::to_string(t) +
+                              R"(":")" + value + "\"}}}",
+                          {})
+                  .status();
+        } else {
+          st = registry_
+                   ->GuaranteedUpdate(*pods_, "default", "busy", "",
+                                      [&](json& obj) {
+                                        obj["metadata"]["annotations"]
+                                           ["a" + std::to_string(t)] = value;
+                                        return Status::Ok();
+                                      },
+                                      {})
+                   .status();
+        }
+        if (!st.ok()) failures++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto got = registry_->Get(*pods_, "default", "busy");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)["metadata"]["labels"].size(), size_t{kThreads});
+  EXPECT_EQ((*got)["metadata"]["annotations"].size(), size_t{kThreads});
 }
 
 TEST_F(RegistryTest, CreateErrorsLikeKubeApiserver) {
