@@ -43,8 +43,12 @@ void EventExpiry::Start() {
 }
 
 void EventExpiry::Stop() {
-  stop_ = true;
-  if (watch_) watch_->Stop();
+  {
+    // Ends a wait in Next at once; the loop thread alone replaces watch_.
+    std::lock_guard<std::mutex> l(watch_mu_);
+    stop_ = true;
+    if (watch_) watch_->Stop();
+  }
   if (thread_.joinable()) thread_.join();
 }
 
@@ -85,6 +89,8 @@ Status EventExpiry::Relist() {
   }
   auto w = storage->Watch(events_->key_prefix, list->revision);
   if (!w.ok()) return w.status();
+  std::lock_guard<std::mutex> l(watch_mu_);
+  if (stop_) return Status(StatusCode::kServiceUnavailable, "stopping");
   watch_ = std::move(w).value();
   return Status::Ok();
 }
@@ -107,6 +113,7 @@ Result<int> EventExpiry::RunOnce(std::chrono::milliseconds wait) {
   }
   if (!st.ok()) {
     // The watch ended (fell behind, or the store is closing): start over.
+    std::lock_guard<std::mutex> l(watch_mu_);
     watch_.reset();
     if (stop_) return st;
   }

@@ -18,8 +18,8 @@
 // them. Times come from the injected Clock; the loop wakes at the next
 // expiry or within a second.
 //
-// Thread safety: Start and Stop from one thread; RunOnce (for tests) must
-// not run while the loop runs.
+// Thread safety: Start and Stop from one thread (Stop may run while the loop
+// waits); RunOnce (for tests) must not run while the loop runs.
 #ifndef KMOCK_REGISTRY_EVENT_EXPIRY_H_
 #define KMOCK_REGISTRY_EVENT_EXPIRY_H_
 
@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <string>
 #include <thread>
@@ -79,6 +80,9 @@ class EventExpiry {
   const Clock* clock_;
   const std::chrono::seconds ttl_;
   const api::ResourceInfo* events_;
+  // Replaced only by the loop's thread (which reads it without the lock);
+  // Stop reaches it under the lock.
+  std::mutex watch_mu_;
   std::unique_ptr<store::Watcher> watch_;
   std::unordered_map<std::string, Entry> by_key_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;

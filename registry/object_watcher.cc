@@ -74,6 +74,9 @@ class StoreObjectWatcher : public ObjectWatcher {
   }
 
   void Stop() override { watcher_->Stop(); }
+  void SetReadyCallback(std::function<void()> callback) override {
+    watcher_->SetReadyCallback(std::move(callback));
+  }
 
   WatchEvent Bookmark(int64_t revision, bool initial_events_end) const {
     json meta = {{"resourceVersion", std::to_string(revision)}};

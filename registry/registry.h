@@ -118,6 +118,9 @@ class ObjectWatcher {
   virtual Status Next(std::chrono::milliseconds timeout,
                       std::vector<WatchEvent>* out) = 0;
   virtual void Stop() = 0;
+  // store::Watcher::SetReadyCallback: called when Next may have something
+  // (store events, which filters may still drop, or the watch's end).
+  virtual void SetReadyCallback(std::function<void()> callback) = 0;
 };
 
 struct DeleteOptions {

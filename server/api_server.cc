@@ -112,6 +112,7 @@ class ApiServer::Impl {
     config.clock = clock;
     config.rng = rng;
     config.streams = &streams_;
+    config.fanout = &fanout_;
     config.openapi = &openapi_;
     config.authn = &authn_;
     config.ready = &ready_;
@@ -159,6 +160,7 @@ class ApiServer::Impl {
     }
     listen(server_->listen_socket(), kListenBacklog);
     watchdog_.Start();
+    fanout_.Start();
     thread_ = std::thread([this] { server_->listen_after_bind(); });
     // The socket already listens (connections wait in its backlog); this
     // only waits for the accept loop, which takes well under a millisecond.
@@ -176,6 +178,7 @@ class ApiServer::Impl {
   void Stop() {
     ready_.store(false);
     streams_.StopAll();
+    fanout_.Stop();
     if (server_) server_->stop();
     // Wakes workers blocked on idle or slow connections, so that the pool's
     // shutdown does not wait for their timeouts.
@@ -342,6 +345,9 @@ class ApiServer::Impl {
   Authenticator authn_;
   OpenApiDocs openapi_;
   StreamTracker streams_;
+  // Two writers: this machine's class has two cores, and one stalls on
+  // nothing (slow clients are handed back to their own threads).
+  WatchFanout fanout_{2};
   std::atomic<bool> ready_{false};
   std::unique_ptr<Router> router_;
   ConnectionWatchdog watchdog_{kWatchdogTick};

@@ -243,6 +243,7 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.clock = config_.clock;
   ctx.rng = config_.rng;
   ctx.streams = config_.streams;
+  ctx.fanout = config_.fanout;
   ctx.output = *output;
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;

@@ -22,6 +22,7 @@
 #include "server/openapi.h"
 #include "server/request_info.h"
 #include "server/stream_tracker.h"
+#include "server/watch_fanout.h"
 
 namespace kmock::server {
 
@@ -31,6 +32,7 @@ struct RouterConfig {
   const Clock* clock = nullptr;
   Rng* rng = nullptr;
   StreamTracker* streams = nullptr;
+  WatchFanout* fanout = nullptr;
   OpenApiDocs* openapi = nullptr;
   const Authenticator* authn = nullptr;
   const std::atomic<bool>* ready = nullptr;

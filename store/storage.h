@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,14 @@ class Watcher {
   // were under other prefixes (what a BOOKMARK may carry). 0 when events are
   // waiting or the store cannot tell.
   virtual int64_t IdleProgressRevision() { return 0; }
+  // Called (from the writing thread, which may hold store locks: the
+  // callback must only note the news and return) whenever events become
+  // ready for Next or the watch ends. Replaces any earlier callback; an
+  // empty function removes it. For waiting on many watches without a thread
+  // each. Default: never called.
+  virtual void SetReadyCallback(std::function<void()> callback) {
+    (void)callback;
+  }
 };
 
 struct StorageOptions {

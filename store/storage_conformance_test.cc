@@ -459,6 +459,24 @@ TEST_P(StorageConformanceTest, WatchFromNowSeesLaterEventsUnderPrefix) {
   EXPECT_TRUE(events.empty());
 }
 
+TEST_P(StorageConformanceTest, ReadyCallbackTellsOfEventsAndTheEnd) {
+  auto w = store_->Watch("/w/", 0);
+  ASSERT_TRUE(w.ok());
+  std::atomic<int> calls{0};
+  (*w)->SetReadyCallback([&calls] { calls++; });
+  Put("/other/x", "1");  // not under the prefix: no call
+  EXPECT_EQ(calls.load(), 0);
+  Put("/w/a", "1");
+  EXPECT_EQ(calls.load(), 1);  // before the write returned
+  EXPECT_EQ(Collect(w->get(), 1), "PUT /w/a=1@2");
+  (*w)->SetReadyCallback(nullptr);
+  Put("/w/b", "1");
+  EXPECT_EQ(calls.load(), 1);
+  (*w)->SetReadyCallback([&calls] { calls += 10; });
+  (*w)->Stop();
+  EXPECT_EQ(calls.load(), 11);  // the end is news too
+}
+
 TEST_P(StorageConformanceTest, IdleProgressCoversCommitsUnderOtherPrefixes) {
   Put("/w/a", "0");  // 1
   auto w = store_->Watch("/w/", 0);

@@ -9,24 +9,41 @@ WatchQueue::WatchQueue(std::string prefix, size_t limit)
     : prefix_(std::move(prefix)), limit_(limit == 0 ? 1 : limit) {}
 
 bool WatchQueue::Push(const std::vector<EventPtr>& events) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (ended_) return false;
-  size_t before = queue_.size();
-  for (const EventPtr& e : events) {
-    if (e->revision <= floor_) continue;
-    if (queue_.size() >= limit_) {
-      ended_ = true;
-      end_status_ = Status(StatusCode::kCompacted,
-                           "watcher fell too far behind; relist and watch "
-                           "again");
-      queue_.clear();
-      cv_.notify_all();
-      return false;
+  std::shared_ptr<const std::function<void()>> ready;
+  bool alive = true;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (ended_) return false;
+    size_t before = queue_.size();
+    for (const EventPtr& e : events) {
+      if (e->revision <= floor_) continue;
+      if (queue_.size() >= limit_) {
+        ended_ = true;
+        end_status_ = Status(StatusCode::kCompacted,
+                             "watcher fell too far behind; relist and watch "
+                             "again");
+        queue_.clear();
+        alive = false;
+        break;
+      }
+      queue_.push_back(e);
     }
-    queue_.push_back(e);
+    if (!alive || queue_.size() != before) {
+      cv_.notify_all();
+      ready = ready_;
+    }
   }
-  if (queue_.size() != before) cv_.notify_all();
-  return true;
+  if (ready) (*ready)();
+  return alive;
+}
+
+void WatchQueue::SetReadyCallback(std::function<void()> callback) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (callback) {
+    ready_ = std::make_shared<const std::function<void()>>(std::move(callback));
+  } else {
+    ready_.reset();
+  }
 }
 
 void WatchQueue::InstallReplay(std::vector<EventPtr> replay, int64_t through) {
@@ -39,15 +56,22 @@ void WatchQueue::InstallReplay(std::vector<EventPtr> replay, int64_t through) {
   queue_.insert(queue_.begin(), std::make_move_iterator(replay.begin()),
                 std::make_move_iterator(replay.end()));
   if (!queue_.empty()) cv_.notify_all();
+  // No ready callback: replays are installed while the watch is made,
+  // before anyone can have set one.
 }
 
 void WatchQueue::End(Status why) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (ended_) return;
-  ended_ = true;
-  end_status_ = std::move(why);
-  queue_.clear();
-  cv_.notify_all();
+  std::shared_ptr<const std::function<void()>> ready;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (ended_) return;
+    ended_ = true;
+    end_status_ = std::move(why);
+    queue_.clear();
+    cv_.notify_all();
+    ready = ready_;
+  }
+  if (ready) (*ready)();
 }
 
 bool WatchQueue::ended() {
@@ -153,6 +177,10 @@ int64_t HubWatcher::IdleProgressRevision() {
 Status HubWatcher::Next(std::chrono::milliseconds timeout,
                         std::vector<EventPtr>* out) {
   return queue_->Next(timeout, out);
+}
+
+void HubWatcher::SetReadyCallback(std::function<void()> callback) {
+  queue_->SetReadyCallback(std::move(callback));
 }
 
 void HubWatcher::Stop() {

@@ -20,6 +20,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,8 @@ class WatchQueue {
   void End(Status why);
   bool ended();
   bool empty();
+  // Watcher::SetReadyCallback.
+  void SetReadyCallback(std::function<void()> callback);
 
   // Watcher::Next.
   Status Next(std::chrono::milliseconds timeout, std::vector<EventPtr>* out);
@@ -63,6 +66,9 @@ class WatchQueue {
   int64_t floor_ = 0;           // guarded by mu_; drop events <= floor_
   bool ended_ = false;          // guarded by mu_
   Status end_status_;           // guarded by mu_
+  // Called after mu_ is released (a shared copy, so replacing it meanwhile
+  // is safe).
+  std::shared_ptr<const std::function<void()>> ready_;  // guarded by mu_
 };
 
 class WatchHub {
@@ -107,6 +113,7 @@ class HubWatcher final : public Watcher {
               std::vector<EventPtr>* out) override;
   void Stop() override;
   int64_t IdleProgressRevision() override;
+  void SetReadyCallback(std::function<void()> callback) override;
 
  private:
   std::shared_ptr<WatchHub> hub_;

@@ -21,6 +21,7 @@
 #include "server/negotiation.h"
 #include "server/request_info.h"
 #include "server/stream_tracker.h"
+#include "server/watch_fanout.h"
 
 namespace kmock::server {
 
@@ -33,6 +34,9 @@ struct RequestContext {
   const Clock* clock = nullptr;
   Rng* rng = nullptr;
   StreamTracker* streams = nullptr;
+  // Writes watch events for parked streams; null: each stream writes its
+  // own from its connection's thread.
+  WatchFanout* fanout = nullptr;
   OutputFormat output;
   // The request body (already read and size-checked), for writes.
   const std::string* body = nullptr;

@@ -9,10 +9,18 @@
 // waiting); when the server stops; or after an error, which is sent first
 // as an ERROR event carrying the Status. Stream timeouts are network
 // timeouts and run on the steady clock, not on the injected Clock.
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "server/errors.h"
 #include "server/handlers/context.h"
@@ -30,28 +38,52 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 constexpr std::chrono::milliseconds kPollInterval{250};
 constexpr char kWatchContentType[] = "application/json;stream=watch";
 
-class WatchStream {
+class WatchStream : public FanoutTarget,
+                    public std::enable_shared_from_this<WatchStream> {
  public:
   WatchStream(std::unique_ptr<registry::ObjectWatcher> watcher,
-              StreamTracker* tracker, const api::ResourceInfo* resource,
-              const Clock* clock, std::optional<TableOptions> table, int fd,
-              SteadyTime deadline)
+              StreamTracker* tracker, WatchFanout* fanout,
+              const api::ResourceInfo* resource, const Clock* clock,
+              std::optional<TableOptions> table, int fd, SteadyTime deadline)
       : watcher_(std::move(watcher)),
         tracker_(tracker),
+        fanout_(fanout),
         resource_(resource),
         clock_(clock),
         table_(std::move(table)),
         fd_(fd),
-        deadline_(deadline) {}
+        deadline_(deadline) {
+    if (fd_ >= 0) {
+      int size = 0;
+      socklen_t len = sizeof(size);
+      if (getsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &size, &len) == 0)
+        send_buffer_ = size;
+    }
+  }
 
   registry::ObjectWatcher* watcher() { return watcher_.get(); }
 
-  // One round of the provider loop: waits up to kPollInterval for events
-  // and writes them. Returns false only when a write failed.
+  // From here on the store's news of this watch queues it on the fan-out.
+  void JoinFanout() {
+    if (fanout_ == nullptr) return;
+    std::weak_ptr<FanoutTarget> self = weak_from_this();
+    auto queued = queued_;
+    WatchFanout* fanout = fanout_;
+    watcher_->SetReadyCallback([self, queued, fanout] {
+      if (!queued->exchange(true)) fanout->Ready(self);
+    });
+  }
+
+  // One round of the provider loop, on the connection's thread, which owns
+  // the sink except while parked: writes what is waiting (a backlog handed
+  // back by a writer, events, a bookmark), then parks up to kPollInterval
+  // while fan-out writers may take the sink and write for it, then takes it
+  // back and ends the stream if the client has gone. Writes to the client
+  // never hold io_mu_, so a writer never waits on a slow client. Returns
+  // false only when a write failed.
   bool Pump(httplib::DataSink& sink) {
     SteadyTime now = std::chrono::steady_clock::now();
-    if (tracker_->stopped() || now >= deadline_ || ClientGone(fd_) ||
-        !sink.is_writable()) {
+    if (tracker_->stopped() || now >= deadline_) {
       sink.done();
       return true;
     }
@@ -59,27 +91,117 @@ class WatchStream {
         kPollInterval,
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now) +
             std::chrono::milliseconds(1));
-    std::vector<registry::WatchEvent> events;
-    Status st = watcher_->Next(wait, &events);
-    for (const registry::WatchEvent& e : events) {
-      if (!WriteEvent(sink, e)) return false;
+    for (;;) {
+      std::vector<registry::WatchEvent> work;
+      std::optional<Status> end;
+      {
+        std::lock_guard<std::mutex> l(io_mu_);
+        work.swap(backlog_);
+        pending_ = false;
+        handoff_ = false;
+        end = ended_;
+      }
+      if (!end) {
+        Status st = watcher_->Next(
+            fanout_ != nullptr ? std::chrono::milliseconds(0) : wait, &work);
+        if (!st.ok()) end = st;
+      }
+      for (const registry::WatchEvent& e : work) {
+        if (!WriteLine(sink, LineFor(e))) return false;
+      }
+      if (end) {
+        if (!tracker_->stopped()) WriteEventTo(sink, "ERROR", StatusJson(*end));
+        sink.done();
+        return true;
+      }
+      if (fanout_ == nullptr) {
+        if (!work.empty()) return true;
+        break;
+      }
+      std::unique_lock<std::mutex> l(io_mu_);
+      if (pending_ || !backlog_.empty()) continue;  // news while writing
+      sink_ = &sink;
+      wake_.wait_for(l, wait, [this] {
+        return failed_ || ended_.has_value() || handoff_ || tracker_->stopped();
+      });
+      // Take the sink back once no writer is using it.
+      owner_waiting_ = true;
+      wake_.wait(l, [this] { return !writer_active_; });
+      owner_waiting_ = false;
+      sink_ = nullptr;
+      if (failed_) return false;
+      if (ended_ || handoff_ || pending_ || !backlog_.empty()) return true;
+      break;
     }
-    if (!st.ok()) {
-      if (!tracker_->stopped()) WriteEventTo(sink, "ERROR", StatusJson(st));
-      sink.done();
-    }
+    // Quiet for a while: the only time a departed client could go
+    // unnoticed (a write to it fails).
+    if (ClientGone(fd_) || !sink.is_writable()) sink.done();
     return true;
+  }
+
+  // On a fan-out writer: while the connection's thread is parked, takes
+  // the sink and writes the events that fit the socket's send buffer; the
+  // rest goes back to that thread, which may block on a slow client without
+  // holding up others. When the thread is not parked (writing, or between
+  // rounds), it is told there is news and drains before it parks.
+  void Deliver() override {
+    queued_->store(false);
+    for (;;) {
+      httplib::DataSink* sink = nullptr;
+      {
+        std::lock_guard<std::mutex> l(io_mu_);
+        if (released_ || failed_ || ended_) return;
+        if (sink_ == nullptr || writer_active_ || handoff_ ||
+            !backlog_.empty()) {
+          pending_ = true;
+          return;
+        }
+        writer_active_ = true;
+        sink = sink_;
+      }
+      std::vector<registry::WatchEvent> events;
+      Status st = watcher_->Next(std::chrono::milliseconds(0), &events);
+      std::vector<registry::WatchEvent> rest;
+      bool failed = false;
+      for (size_t i = 0; i < events.size(); ++i) {
+        std::string line = LineFor(events[i]);
+        if (!RoomFor(line.size())) {
+          rest.assign(std::make_move_iterator(events.begin() + i),
+                      std::make_move_iterator(events.end()));
+          break;
+        }
+        if (!WriteLine(*sink, line)) {
+          failed = true;
+          break;
+        }
+      }
+      bool again = false;
+      bool notify = false;
+      {
+        std::lock_guard<std::mutex> l(io_mu_);
+        writer_active_ = false;
+        if (failed) failed_ = true;
+        if (!rest.empty()) {
+          backlog_ = std::move(rest);
+          handoff_ = true;
+        }
+        if (!st.ok()) ended_ = st;
+        notify = owner_waiting_ || failed_ || handoff_ || ended_.has_value();
+        // News that came while this writer wrote: take it too, unless the
+        // thread is taking the sink back (it drains pending news itself).
+        again = pending_ && !notify;
+        if (again) pending_ = false;
+      }
+      if (notify) wake_.notify_all();
+      if (!again) return;
+    }
   }
 
   // Writes one event line, {"type":...,"object":...} and a newline, in
   // kube-apiserver's field order.
   static bool WriteEventTo(httplib::DataSink& sink, const std::string& type,
                            const std::string& object_json) {
-    std::string line;
-    line.reserve(object_json.size() + type.size() + 24);
-    line.append("{\"type\":\"").append(type).append("\",\"object\":");
-    line.append(object_json).append("}\n");
-    return sink.write(line.data(), line.size());
+    return WriteLine(sink, Line(type, object_json));
   }
   static bool WriteEventTo(httplib::DataSink& sink, const std::string& type,
                            const json& object) {
@@ -88,31 +210,76 @@ class WatchStream {
 
   // Ends the watch and forgets it; safe to call more than once.
   void Release() {
-    if (released_.exchange(true)) return;
+    {
+      std::lock_guard<std::mutex> l(io_mu_);
+      if (released_) return;
+      released_ = true;
+    }
+    watcher_->SetReadyCallback(nullptr);
     tracker_->Remove(watcher_.get());
     watcher_->Stop();
   }
 
  private:
-  bool WriteEvent(httplib::DataSink& sink, const registry::WatchEvent& e) {
+  static std::string Line(const std::string& type,
+                          const std::string& object_json) {
+    std::string line;
+    line.reserve(object_json.size() + type.size() + 24);
+    line.append("{\"type\":\"").append(type).append("\",\"object\":");
+    line.append(object_json).append("}\n");
+    return line;
+  }
+  static bool WriteLine(httplib::DataSink& sink, const std::string& line) {
+    return sink.write(line.data(), line.size());
+  }
+
+  std::string LineFor(const registry::WatchEvent& e) const {
     const std::string& type = e.type;
     bool convert =
         table_ && (type == "ADDED" || type == "MODIFIED" || type == "DELETED");
     // The object's bytes are shared by every watcher of this revision.
-    if (!convert) return WriteEventTo(sink, type, e.served->JsonBytes());
-    return WriteEventTo(
-        sink, type,
-        ObjectToTable(*resource_, e.object(), clock_->Now(), *table_));
+    if (!convert) return Line(type, e.served->JsonBytes());
+    return Line(type, registry::EncodeServedJson(ObjectToTable(
+                          *resource_, e.object(), clock_->Now(), *table_)));
+  }
+
+  // Whether a write of n bytes (plus chunk and TLS framing) fits the
+  // socket's send buffer now, so that it cannot block.
+  bool RoomFor(size_t n) const {
+    if (fd_ < 0 || send_buffer_ <= 0) return false;
+    int unsent = 0;
+    if (ioctl(fd_, SIOCOUTQ, &unsent) != 0) return false;
+    return static_cast<int64_t>(send_buffer_) - unsent >=
+           static_cast<int64_t>(n) + 1024;
   }
 
   std::unique_ptr<registry::ObjectWatcher> watcher_;
   StreamTracker* tracker_;
+  WatchFanout* fanout_;
   const api::ResourceInfo* resource_;
   const Clock* clock_;
   std::optional<TableOptions> table_;
   int fd_;
   SteadyTime deadline_;
-  std::atomic<bool> released_{false};
+  int send_buffer_ = 0;  // SO_SNDBUF at the start (autotuning only grows it)
+  std::shared_ptr<std::atomic<bool>> queued_ =
+      std::make_shared<std::atomic<bool>>(false);
+
+  // Guards the fields below; never held while writing to the client. The
+  // sink and the watcher's Next belong to the connection's thread, or to
+  // the one writer with writer_active_ while that thread is parked.
+  std::mutex io_mu_;
+  std::condition_variable wake_;
+  // The connection thread's sink while it is parked in Pump, else null.
+  httplib::DataSink* sink_ = nullptr;
+  bool writer_active_ = false;  // a writer holds the sink
+  bool owner_waiting_ = false;  // the thread waits to take it back
+  bool pending_ = false;        // news a writer could not take now
+  std::vector<registry::WatchEvent> backlog_;  // handed back by a writer
+  bool handoff_ = false;         // a writer left work for the thread
+  bool failed_ = false;          // a writer's write failed
+  std::optional<Status> ended_;  // the watch ended (seen by a writer)
+  bool released_ = false;
 };
 
 // Watch start errors that kube-apiserver reports inside a 200 stream (a
@@ -164,13 +331,15 @@ void HandleWatch(const RequestContext& ctx, httplib::Response& res) {
                         static_cast<int64_t>(kSteps);
   }
   auto stream = std::make_shared<WatchStream>(
-      std::move(watcher).value(), ctx.streams, ctx.resource, ctx.clock, table,
-      SocketOf(*ctx.req), std::chrono::steady_clock::now() + length);
+      std::move(watcher).value(), ctx.streams, ctx.fanout, ctx.resource,
+      ctx.clock, table, SocketOf(*ctx.req),
+      std::chrono::steady_clock::now() + length);
   if (!ctx.streams->Add(stream->watcher())) {
     stream->Release();
     return WriteError(res, Status(StatusCode::kServiceUnavailable,
                                   "the server is shutting down"));
   }
+  stream->JoinFanout();
   res.status = 200;
   res.set_header("Cache-Control", "no-cache, private");
   res.set_chunked_content_provider(

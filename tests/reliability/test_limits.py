@@ -17,6 +17,7 @@ minute.
 import http.client
 import json
 import os
+import re
 import resource
 import select
 import socket
@@ -345,6 +346,87 @@ class StalledWatcherTest(unittest.TestCase):
         stalled.close()
         reader.close()
         self.assertTrue(ended, "the stalled watch is still open")
+
+
+class StalledWatchersTest(unittest.TestCase):
+
+    def test_watchers_that_do_not_read_delay_no_one_else(self):
+        # Watch events are written for many streams by a few shared writer
+        # threads; one that blocked on a client not reading would hold up
+        # every other watcher until the write timeout cut that client. With
+        # more stalled watchers than writers, each stalled past what the
+        # kernel will buffer for it (4 MB at most here), a reader's events
+        # must still arrive at once.
+        name = "slowpoke"
+        status, body = request(
+            "POST", LEASES,
+            json.dumps({"apiVersion": "coordination.k8s.io/v1",
+                        "kind": "Lease",
+                        "metadata": {"name": name, "annotations": {
+                            "payload": "z" * (200 * 1024), "n": "-1"}}}))
+        self.assertEqual(status, 201, body[:200])
+        path = LEASES + "?watch=1&fieldSelector=metadata.name%3D" + name
+        stalled = [tls_socket(rcvbuf=4096) for _ in range(4)]
+        for s in stalled:
+            send_get(s, path)
+        reader = tls_socket()
+        send_get(reader, path)
+        arrived = {}
+        stop = threading.Event()
+
+        def read_all():
+            buf = b""
+            while not stop.is_set():
+                reader.settimeout(0.2)
+                try:
+                    chunk = reader.recv(1 << 20)
+                except socket.timeout:
+                    continue
+                if not chunk:
+                    return
+                buf += chunk
+                now = time.monotonic()
+                for m in re.finditer(rb'"n":"(\d+)"', buf):
+                    arrived.setdefault(int(m.group(1)), now)
+                buf = buf[-64:]
+
+        t = threading.Thread(target=read_all)
+        t.start()
+        time.sleep(0.5)  # every watch registered
+        conn = http.client.HTTPSConnection(SERVER.host, SERVER.port,
+                                           context=CTX, timeout=10)
+        answered = {}
+        try:
+            # 40 changes of a 200 KB object, more than the stalled watchers'
+            # socket buffers hold; each is timed to its arrival at the
+            # reader. All well within the write timeout, which cuts the
+            # stalled watchers.
+            for i in range(40):
+                conn.request(
+                    "PATCH", LEASES + "/" + name,
+                    body=json.dumps({"metadata": {"annotations": {
+                        "n": str(i)}}}),
+                    headers={"Content-Type": "application/merge-patch+json"})
+                resp = conn.getresponse()
+                resp.read()
+                self.assertEqual(resp.status, 200)
+                answered[i] = time.monotonic()
+        finally:
+            conn.close()
+        deadline = time.monotonic() + 10
+        while 39 not in arrived and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        t.join()
+        for s in stalled:
+            s.close()
+        reader.close()
+        self.assertIn(39, arrived, "the reader missed changes")
+        late = max(arrived[i] - answered[i] for i in range(40))
+        print("\nwith 4 stalled watchers: latest event %.0f ms after its "
+              "write" % (1000 * late), file=sys.stderr)
+        self.assertLess(late, WRITE_TIMEOUT / 2,
+                        "a stalled watcher held up the others")
 
 
 class ManyWatchersTest(unittest.TestCase):
