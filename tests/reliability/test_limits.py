@@ -425,8 +425,11 @@ class StalledWatchersTest(unittest.TestCase):
         late = max(arrived[i] - answered[i] for i in range(40))
         print("\nwith 4 stalled watchers: latest event %.0f ms after its "
               "write" % (1000 * late), file=sys.stderr)
-        self.assertLess(late, WRITE_TIMEOUT / 2,
-                        "a stalled watcher held up the others")
+        # A writer held by a stalled client would be held until the write
+        # timeout cut it; sanitizer builds are several times slower.
+        bound = WRITE_TIMEOUT * (0.9 if os.environ.get("KMOCK_SANITIZER")
+                                 else 0.5)
+        self.assertLess(late, bound, "a stalled watcher held up the others")
 
 
 class ManyWatchersTest(unittest.TestCase):
