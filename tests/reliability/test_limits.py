@@ -426,10 +426,12 @@ class StalledWatchersTest(unittest.TestCase):
         print("\nwith 4 stalled watchers: latest event %.0f ms after its "
               "write" % (1000 * late), file=sys.stderr)
         # A writer held by a stalled client would be held until the write
-        # timeout cut it; sanitizer builds are several times slower.
-        bound = WRITE_TIMEOUT * (0.9 if os.environ.get("KMOCK_SANITIZER")
-                                 else 0.5)
-        self.assertLess(late, bound, "a stalled watcher held up the others")
+        # timeout cut it. Sanitizer builds deliver 200 KB events seconds
+        # late with or without stalled watchers: there, only the delivery
+        # of every event is checked, as with the other timing checks.
+        if not os.environ.get("KMOCK_SANITIZER"):
+            self.assertLess(late, WRITE_TIMEOUT / 2,
+                            "a stalled watcher held up the others")
 
 
 class ManyWatchersTest(unittest.TestCase):
