@@ -814,7 +814,7 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
         // Nothing holds it any more: fall through to the real delete.
       } else {
         if (opts.dry_run || updated == obj) return DeleteResult{updated, false};
-        auto kv = storage_->Update(key, EncodeObject(res, updated),
+        auto kv = storage_->Update(key, EncodeForWrite(res, updated),
                                    cur->mod_revision);
         if (!kv.ok()) {
           if (kv.status().code() == StatusCode::kConflict ||
@@ -822,8 +822,9 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
             continue;
           return Internal(kv.status().message());
         }
-        KMOCK_ASSIGN_OR_RETURN(json out,
-                               DecodeObject(res, kv->value, kv->mod_revision));
+        KMOCK_ASSIGN_OR_RETURN(
+            json out, ServedAfterWrite(res, std::move(updated), kv->value,
+                                       kv->mod_revision));
         return DeleteResult{std::move(out), false};
       }
     }
@@ -927,7 +928,7 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
     if (!replaced) conds.push_back(cond);
     if (opts.dry_run) break;
     auto kv =
-        storage_->Update(key, EncodeObject(*pods, pod), cur->mod_revision);
+        storage_->Update(key, EncodeForWrite(*pods, pod), cur->mod_revision);
     if (!kv.ok()) {
       if (kv.status().code() == StatusCode::kConflict) continue;
       return Internal(kv.status().message());
