@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "api/typed_json.h"
 #include "common/json_scan.h"
 
 namespace kmock::registry {
@@ -86,16 +87,17 @@ Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
 }
 
 std::string EncodeObject(const api::ResourceInfo& res, const json& obj) {
-  json copy = res.to_storage ? res.to_storage(obj) : obj;
-  if (auto m = copy.find("metadata"); m != copy.end() && m->is_object())
-    m->erase("resourceVersion");
-  return copy.dump();
+  json copy = obj;
+  return EncodeForWrite(res, copy);
 }
 
 std::string EncodeForWrite(const api::ResourceInfo& res, json& obj) {
   if (auto m = obj.find("metadata"); m != obj.end() && m->is_object())
     m->erase("resourceVersion");
-  return res.to_storage ? res.to_storage(obj).dump() : obj.dump();
+  // Kinds stored as served are stored in the served byte layout, so reads
+  // can serve the bytes as they are (registry/stored_json).
+  return res.to_storage ? res.to_storage(obj).dump()
+                        : api::EncodeTypedJson(obj);
 }
 
 Result<json> ServedAfterWrite(const api::ResourceInfo& res, json obj,

@@ -5,7 +5,10 @@
 // (e.g. "/registry/pods/default/hello", "/registry/minions/worker-1").
 // Stored bytes are the object's JSON in its storage form, without
 // metadata.resourceVersion: the revision comes from the store's
-// mod_revision on every read, as etcd-backed kube-apiserver does.
+// mod_revision on every read, as etcd-backed kube-apiserver does. Kinds
+// stored as served are written in the served byte layout (api/typed_json),
+// so a read can splice the revision in instead of decoding
+// (registry/stored_json).
 //
 // Thread safety: pure functions.
 #ifndef KMOCK_REGISTRY_OBJECT_CODEC_H_

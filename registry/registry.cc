@@ -10,6 +10,7 @@
 #include "patch/strategic_merge_patch.h"
 #include "registry/api_errors.h"
 #include "registry/continue_token.h"
+#include "registry/list_cursor.h"
 #include "registry/object_codec.h"
 #include "registry/object_watcher.h"
 #include "registry/scale.h"
@@ -193,112 +194,42 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
 Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
                                         std::string_view ns,
                                         const ListOptions& opts) {
-  KMOCK_ASSIGN_OR_RETURN(
-      Filter filter, MakeFilter(res, opts.label_selector, opts.field_selector));
-  const std::string prefix = ObjectPrefix(res, ns);
-  KMOCK_ASSIGN_OR_RETURN(int64_t rv,
-                         ParseResourceVersion(opts.resource_version));
-  const std::string& match = opts.resource_version_match;
-  if (!match.empty() && match != "NotOlderThan" && match != "Exact")
-    return Status(StatusCode::kInvalid,
-                  "resourceVersionMatch: Unsupported value: \"" + match +
-                      "\": supported values: \"Exact\", \"NotOlderThan\"");
-  if (!match.empty() && opts.resource_version.empty())
-    return Status(StatusCode::kInvalid,
-                  "resourceVersionMatch: Forbidden: resourceVersionMatch is "
-                  "forbidden unless resourceVersion is provided");
-
-  int64_t read_rev = 0;
-  std::string start_key = prefix;
-  if (!opts.continue_token.empty()) {
-    if (!opts.resource_version.empty() && opts.resource_version != "0")
-      return BadRequest(
-          "specifying resource version is not allowed when using continue");
-    KMOCK_ASSIGN_OR_RETURN(ContinueToken tok,
-                           DecodeContinue(opts.continue_token));
-    read_rev = tok.revision;
-    start_key = res.key_prefix + tok.start;
-    if (start_key.compare(0, prefix.size(), prefix) != 0)
-      return BadRequest(
-          "invalid continue token: key is outside the list's range");
-  } else if (rv > 0) {
-    bool exact = match == "Exact" || (match.empty() && opts.limit > 0);
-    int64_t current = storage_->CurrentRevision();
-    if (rv > current)
-      return Status(StatusCode::kTimeout,
-                    "Too large resource version: " + std::to_string(rv) +
-                        ", current: " + std::to_string(current));
-    if (exact) read_rev = rv;
-  }
-
+  KMOCK_ASSIGN_OR_RETURN(ListCursor cursor,
+                         ListCursor::Open(storage_, res, ns, opts));
   const bool metadata_view = opts.metadata_only && opts.field_selector.empty();
-  std::vector<ServedPtr> items;
-  int64_t list_rev = 0;
-  bool more = false;
-  int64_t remaining = 0;
-  std::string next_key;
-  const int64_t limit = opts.limit > 0 ? opts.limit : 0;
-  while (true) {
-    store::ListOptions lo;
-    lo.prefix = prefix;
-    lo.revision = read_rev;
-    lo.start_key = start_key;
-    lo.limit = limit > 0 ? std::max<int64_t>(limit - int64_t(items.size()),
-                                             filter.Empty() ? 1 : 500)
-                         : 0;
-    auto page = storage_->List(lo);
-    if (!page.ok()) {
-      if (page.status().code() == StatusCode::kCompacted) {
-        if (!opts.continue_token.empty())
-          return ExpiredContinue(start_key.substr(res.key_prefix.size()),
-                                 storage_->CurrentRevision());
-        return Expired("too old resource version: " + std::to_string(read_rev) +
-                       " (" + std::to_string(storage_->CompactedRevision()) +
-                       ")");
-      }
-      return Internal(page.status().message());
-    }
-    list_rev = page->revision;
-    read_rev = list_rev;  // every further page reads the same revision
-    size_t i = 0;
-    for (; i < page->items.size(); ++i) {
-      if (limit > 0 && int64_t(items.size()) >= limit) break;
-      const auto& kv = page->items[i];
-      // Small lists (kubectl get) are remembered for the next reader; the
-      // items of a large one would only push out what watchers need.
-      KMOCK_ASSIGN_OR_RETURN(
-          ServedPtr obj,
-          metadata_view
-              ? served_cache_.DecodeMetadata(res, kv.key, kv.value,
-                                             kv.mod_revision)
-              : served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
-                                     /*remember=*/items.size() < 512));
-      if (!filter.Matches(res, obj->value())) {
-        next_key = kv.key + '\0';
-        continue;
-      }
-      items.push_back(std::move(obj));
-      next_key = kv.key + '\0';
-    }
-    bool page_has_unread = i < page->items.size();
-    if (limit > 0 && int64_t(items.size()) >= limit) {
-      more = page_has_unread || page->more;
-      remaining = int64_t(page->items.size() - i) + page->remaining;
-      break;
-    }
-    if (!page->more) break;
-    start_key = next_key;
-  }
-
   ServedList list;
-  list.revision = list_rev;
-  list.items = std::move(items);
-  if (more) {
-    list.continue_token =
-        EncodeContinue({list_rev, next_key.substr(res.key_prefix.size())});
-    if (filter.Empty()) list.remaining_item_count = remaining;
+  auto visit = [&](const store::KeyValue& kv) -> Result<bool> {
+    // Small lists (kubectl get) are remembered for the next reader; the
+    // items of a large one would only push out what watchers need.
+    KMOCK_ASSIGN_OR_RETURN(
+        ServedPtr obj,
+        metadata_view
+            ? served_cache_.DecodeMetadata(res, kv.key, kv.value,
+                                           kv.mod_revision)
+            : served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
+                                   /*remember=*/list.items.size() < 512));
+    if (!cursor.filter().Matches(res, obj->value())) return false;
+    list.items.push_back(std::move(obj));
+    return true;
+  };
+  while (true) {
+    KMOCK_ASSIGN_OR_RETURN(bool more, cursor.Next(kListChunk, visit));
+    if (!more) break;
   }
+  list.revision = cursor.revision();
+  list.continue_token = cursor.continue_token();
+  list.remaining_item_count = cursor.remaining_item_count();
   return list;
+}
+
+Result<std::unique_ptr<ListJsonWriter>> Registry::ListJson(
+    const api::ResourceInfo& res, std::string_view ns,
+    const ListOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(ListCursor cursor,
+                         ListCursor::Open(storage_, res, ns, opts));
+  return std::make_unique<ListJsonWriter>(
+      std::move(cursor), res, &served_cache_,
+      opts.metadata_only && opts.field_selector.empty());
 }
 
 Status Registry::AdmitNamespace(const api::ResourceInfo& res,

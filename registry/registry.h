@@ -35,6 +35,7 @@
 #include "common/rng.h"
 #include "common/status.h"
 #include "fieldmanager/field_manager.h"
+#include "registry/list_json.h"
 #include "registry/namespace_states.h"
 #include "registry/served_object.h"
 #include "store/storage.h"
@@ -156,6 +157,12 @@ class Registry {
   // metadata: what LIST serves without copying (see List).
   Result<ServedList> ListServed(const api::ResourceInfo& res,
                                 std::string_view ns, const ListOptions& opts);
+  // The items of a list as JSON, spliced from stored bytes a chunk at a
+  // time (see ListJsonWriter): what a JSON LIST sends. Option errors come
+  // back here; read errors from the writer's Next.
+  Result<std::unique_ptr<ListJsonWriter>> ListJson(const api::ResourceInfo& res,
+                                                   std::string_view ns,
+                                                   const ListOptions& opts);
   // Returns the List object (kind <Kind>List, metadata.resourceVersion,
   // continue, remainingItemCount, items).
   Result<json> List(const api::ResourceInfo& res, std::string_view ns,

@@ -292,6 +292,8 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
     KMOCK_RETURN_IF_ERROR(cursor->Next());
   }
   if (!cursor->Valid()) return out;
+  out.more = true;
+  if (!options.count_remaining) return out;
 
   // The page is full and keys follow it: count them, or derive the count
   // from the previous page of the same walk.
@@ -306,7 +308,6 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
       KMOCK_RETURN_IF_ERROR(cursor->Next());
     }
   }
-  out.more = true;
   CountCache().Put(this, options.prefix, revision, out.items.back().key,
                    out.remaining);
   return out;

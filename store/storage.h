@@ -67,6 +67,10 @@ struct ListOptions {
   int64_t limit = 0;
   // Start at this key (inclusive); must start with prefix. Empty = at prefix.
   std::string start_key;
+  // When the limit cuts the list short, count the keys after it
+  // (ListResult::remaining). A reader walking all keys in chunks of its
+  // own choosing has no use for the count, which costs a walk to the end.
+  bool count_remaining = true;
 };
 
 struct ListResult {
@@ -74,6 +78,7 @@ struct ListResult {
   int64_t revision = 0;   // the revision the list was read at
   bool more = false;      // more keys after the last item (limit hit)
   int64_t remaining = 0;  // how many keys remain after the last item
+                          // (0 unless ListOptions::count_remaining)
 };
 
 // A stream of events for keys under a prefix.

@@ -1,6 +1,9 @@
 // GET of a collection: labelSelector, fieldSelector, limit, continue,
 // resourceVersion and resourceVersionMatch go to the registry; the List (or
-// its Table) comes back.
+// its Table) comes back. A JSON List is written from the items' stored
+// bytes (registry::ListJsonWriter); one longer than a chunk is streamed.
+#include <memory>
+
 #include "api/json_encode.h"
 #include "server/handlers/context.h"
 #include "server/handlers/options.h"
@@ -11,37 +14,85 @@ namespace kmock::server {
 
 namespace {
 
-// The List as kube-apiserver writes it (kind, apiVersion, metadata with
-// resourceVersion, continue and remainingItemCount, items), from each
-// item's shared bytes.
-std::string ListJson(const api::ResourceInfo& resource,
-                     const registry::ServedList& list) {
-  size_t size = 128 + list.continue_token.size();
-  for (const auto& item : list.items) size += item->JsonBytes().size();
-  std::string out;
-  out.reserve(size);
-  out += "{\"kind\":";
+// The List up to its first item, as kube-apiserver writes it: kind,
+// apiVersion, metadata with resourceVersion, continue and
+// remainingItemCount.
+std::string ListHead(const api::ResourceInfo& resource,
+                     const registry::ListJsonWriter& list) {
+  std::string out = "{\"kind\":";
   api::AppendJsonString(resource.list_kind, &out);
   out += ",\"apiVersion\":";
   api::AppendJsonString(resource.ApiVersion(), &out);
   out += ",\"metadata\":{\"resourceVersion\":\"";
-  out += std::to_string(list.revision);
+  out += std::to_string(list.revision());
   out += '"';
-  if (!list.continue_token.empty()) {
+  std::string continue_token = list.continue_token();
+  if (!continue_token.empty()) {
     out += ",\"continue\":";
-    api::AppendJsonString(list.continue_token, &out);
-    if (list.remaining_item_count) {
+    api::AppendJsonString(continue_token, &out);
+    if (auto remaining = list.remaining_item_count()) {
       out += ",\"remainingItemCount\":";
-      out += std::to_string(*list.remaining_item_count);
+      out += std::to_string(*remaining);
     }
   }
   out += "},\"items\":[";
-  for (size_t i = 0; i < list.items.size(); ++i) {
-    if (i > 0) out += ',';
-    registry::AppendListItemJson(*list.items[i], &out);
-  }
-  out += "]}\n";
   return out;
+}
+
+constexpr char kListTail[] = "]}\n";
+
+// A list that did not fit one chunk: the rest is read and written as the
+// client takes it, so the server never holds the whole response.
+struct ListStream {
+  std::unique_ptr<registry::ListJsonWriter> writer;
+  std::string pending;
+  bool done = false;
+
+  bool Pump(httplib::DataSink& sink) {
+    if (pending.empty() && !done) {
+      Result<bool> more = writer->Next(&pending);
+      // The status line is gone: a read error can only cut the response
+      // short, which the client reports as an unexpected end of its body.
+      if (!more.ok()) return false;
+      if (!*more) {
+        pending += kListTail;
+        done = true;
+      }
+    }
+    if (!pending.empty()) {
+      if (!sink.write(pending.data(), pending.size())) return false;
+      pending.clear();
+    }
+    if (done) sink.done();
+    return true;
+  }
+};
+
+void WriteJsonList(const RequestContext& ctx, const registry::ListOptions& opts,
+                   httplib::Response& res) {
+  auto writer = ctx.registry->ListJson(*ctx.resource, ctx.info->ns, opts);
+  if (!writer.ok()) return WriteError(res, writer.status());
+  std::string items;
+  Result<bool> more = (*writer)->Next(&items);
+  // A page (limit) is read whole, for its continue token; so is a list that
+  // fits in one chunk.
+  while (more.ok() && *more && opts.limit > 0) more = (*writer)->Next(&items);
+  if (!more.ok()) return WriteError(res, more.status());
+  res.status = 200;
+  if (!*more) {
+    std::string body = ListHead(*ctx.resource, **writer);
+    body += items;
+    body += kListTail;
+    res.set_content(body, ctx.output.ContentType());
+    return;
+  }
+  auto stream = std::make_shared<ListStream>();
+  stream->pending = ListHead(*ctx.resource, **writer);
+  stream->pending += items;
+  stream->writer = std::move(writer).value();
+  res.set_chunked_content_provider(
+      ctx.output.ContentType(),
+      [stream](size_t, httplib::DataSink& sink) { return stream->Pump(sink); });
 }
 
 }  // namespace
@@ -52,15 +103,8 @@ void HandleList(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, opts.status());
     return;
   }
-  if (!ctx.output.table && ctx.output.encoding == Encoding::kJson) {
-    // The common case: items written from their shared, encoded-once bytes.
-    Result<registry::ServedList> served =
-        ctx.registry->ListServed(*ctx.resource, ctx.info->ns, *opts);
-    if (!served.ok()) return WriteError(res, served.status());
-    res.status = 200;
-    res.set_content(ListJson(*ctx.resource, *served), ctx.output.ContentType());
-    return;
-  }
+  if (!ctx.output.table && ctx.output.encoding == Encoding::kJson)
+    return WriteJsonList(ctx, *opts, res);
   Result<nlohmann::json> list =
       ctx.registry->List(*ctx.resource, ctx.info->ns, *opts);
   if (!list.ok()) {

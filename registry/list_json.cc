@@ -1,0 +1,49 @@
+#include "registry/list_json.h"
+
+#include "registry/stored_json.h"
+
+namespace kmock::registry {
+
+Result<bool> ListJsonWriter::Next(std::string* out, size_t chunk) {
+  return cursor_.Next(chunk, [this, out](const store::KeyValue& kv) {
+    return AppendItem(kv, out);
+  });
+}
+
+Result<bool> ListJsonWriter::AppendItem(const store::KeyValue& kv,
+                                        std::string* out) {
+  const Filter& filter = cursor_.filter();
+  const size_t size_before = out->size();
+  if (any_) out->push_back(',');
+  if (!metadata_view_ && filter.fields.Empty()) {
+    bool labels_match = true;
+    std::optional<nlohmann::json> labels;
+    if (!filter.labels.Empty()) labels = StoredLabels(kv.value);
+    if (labels) labels_match = filter.labels.Matches(*labels);
+    if (!labels_match) {
+      out->resize(size_before);
+      return false;
+    }
+    if ((filter.labels.Empty() || labels) &&
+        AppendServedFromStored(res_, kv.value, kv.mod_revision,
+                               /*with_type=*/false, out)) {
+      any_ = true;
+      return true;
+    }
+  }
+  KMOCK_ASSIGN_OR_RETURN(
+      ServedPtr obj,
+      metadata_view_
+          ? cache_->DecodeMetadata(res_, kv.key, kv.value, kv.mod_revision)
+          : cache_->Decode(res_, kv.key, kv.value, kv.mod_revision,
+                           /*remember=*/cursor_.matched() < 512));
+  if (!filter.Matches(res_, obj->value())) {
+    out->resize(size_before);
+    return false;
+  }
+  AppendListItemJson(*obj, out);
+  any_ = true;
+  return true;
+}
+
+}  // namespace kmock::registry
