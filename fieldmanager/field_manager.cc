@@ -64,10 +64,14 @@ const json* ManagedFieldsOf(const json& obj) {
 }
 
 void StoreManagedFields(json& obj, std::vector<ManagedEntry> entries) {
+  // metadata that is not an object has no place for them; the decode
+  // check that follows rejects such an object with 400.
+  if (!obj.is_object()) return;
+  auto md = obj.find("metadata");
+  if (md != obj.end() && !md->is_object()) return;
   json list = EncodeManagedFields(std::move(entries));
   if (list.empty()) {
-    if (obj.contains("metadata") && obj["metadata"].is_object())
-      obj["metadata"].erase("managedFields");
+    if (md != obj.end()) md->erase("managedFields");
     return;
   }
   obj["metadata"]["managedFields"] = std::move(list);

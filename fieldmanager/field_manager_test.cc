@@ -196,6 +196,24 @@ TEST(ApplyTest, CreateRecordsApplyEntry) {
       << mf[0]["fieldsV1"].dump();
 }
 
+// Found by fuzz_apply: metadata that is not an object must not throw (the
+// registry's decode check answers 400 afterwards).
+TEST(ApplyTest, MetadataThatIsNotAnObjectDoesNotThrow) {
+  json live = ApplyConfig(2, "nginx:1");
+  auto first = Apply(nullptr, live, Applier("m1", 0), S(), DeploymentType());
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  json config = ApplyConfig(3, "nginx:2");
+  config["metadata"] = "web";
+  for (const json& base : {first->object, json(nullptr)}) {
+    EXPECT_NO_THROW({
+      auto r = Apply(base, config, Applier("m2", 0), S(), DeploymentType());
+      if (r.ok()) {
+        EXPECT_FALSE(r->object["metadata"].is_object());
+      }
+    });
+  }
+}
+
 TEST(ApplyTest, ConflictMessageAndCausesVerbatim) {
   auto first = Apply(nullptr, ApplyConfig(2, "nginx:1"), Applier("m1", 0), S(),
                      DeploymentType());

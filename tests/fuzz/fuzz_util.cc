@@ -1,6 +1,7 @@
 #include "tests/fuzz/fuzz_util.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -11,6 +12,8 @@
 #include "common/rng.h"
 #include "fieldmanager/field_manager.h"
 #include "registry/object_codec.h"
+#include "registry/served_object.h"
+#include "registry/stored_json.h"
 
 namespace kmock::fuzz {
 namespace {
@@ -44,6 +47,17 @@ void EncodeAndServe(const api::ResourceInfo& res, const json& obj) {
   std::string bytes = registry::EncodeObject(res, obj);
   Result<json> back = registry::DecodeObject(res, bytes, 42);
   if (!back.ok()) return;
+  // What a GET or LIST serves from the stored bytes must be what the
+  // decoded object encodes to, byte for byte.
+  std::string spliced;
+  if (registry::AppendServedFromStored(res, bytes, 42, true, &spliced)) {
+    std::string encoded = registry::EncodeServedJson(*back);
+    if (spliced != encoded) {
+      std::fprintf(stderr, "spliced: %s\nencoded: %s\n", spliced.c_str(),
+                   encoded.c_str());
+      std::abort();
+    }
+  }
   if (res.cells) (void)res.cells(*back, FixedTime());
   (void)back->dump();
 }
