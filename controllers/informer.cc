@@ -1,5 +1,6 @@
 #include "controllers/informer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/json_view.h"
@@ -63,31 +64,108 @@ bool Informer::WaitForSync(std::chrono::milliseconds timeout) const {
   return synced_cv_.wait_for(l, timeout, [this] { return synced_; });
 }
 
-ObjectPtr Informer::Get(const std::string& key) const {
-  std::lock_guard<std::mutex> l(mu_);
-  auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+namespace {
+
+void AppendKeyJson(const std::string& key, std::string* out) {
+  *out += json(key).dump();
+  out->push_back(':');
 }
 
-std::vector<ObjectPtr> Informer::List() const {
-  std::lock_guard<std::mutex> l(mu_);
-  std::vector<ObjectPtr> out;
-  out.reserve(items_.size());
-  for (const auto& [k, v] : items_) out.push_back(v);
+// The object's JSON without metadata.managedFields: what a cold entry
+// keeps.
+std::string CompactJson(const json& obj) {
+  if (!obj.is_object()) return obj.dump();
+  std::string out = "{";
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (out.size() > 1) out.push_back(',');
+    AppendKeyJson(it.key(), &out);
+    if (it.key() != "metadata" || !it->is_object()) {
+      out += it->dump();
+      continue;
+    }
+    out.push_back('{');
+    bool first = true;
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      if (m.key() == "managedFields") continue;
+      if (!first) out.push_back(',');
+      first = false;
+      AppendKeyJson(m.key(), &out);
+      out += m->dump();
+    }
+    out.push_back('}');
+  }
+  out.push_back('}');
   return out;
+}
+
+}  // namespace
+
+ObjectPtr Informer::TreeLocked(const Entry& e) {
+  if (e.hot) return e.hot;
+  return e.seen.lock();
+}
+
+ObjectPtr Informer::Resolve(const std::string& key) const {
+  std::shared_ptr<const std::string> compact;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = items_.find(key);
+    if (it == items_.end()) return nullptr;
+    Entry& e = it->second;
+    if (e.hot) {
+      lru_.splice(lru_.begin(), lru_, e.lru);
+      return e.hot;
+    }
+    if (ObjectPtr held = e.seen.lock()) return held;
+    compact = e.compact;
+  }
+  if (!compact) return nullptr;
+  json parsed = json::parse(*compact, nullptr, false);
+  if (parsed.is_discarded()) return nullptr;  // we wrote it: cannot happen
+  auto tree = std::make_shared<const json>(std::move(parsed));
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = items_.find(key);
+  if (it != items_.end() && it->second.compact == compact) {
+    // Another reader may have decoded it meanwhile: share theirs.
+    if (ObjectPtr other = it->second.seen.lock()) return other;
+    it->second.seen = tree;
+  }
+  return tree;
+}
+
+std::vector<ObjectPtr> Informer::ResolveKeys(
+    std::vector<std::string> keys) const {
+  std::vector<ObjectPtr> out;
+  out.reserve(keys.size());
+  for (const std::string& k : keys)
+    if (ObjectPtr obj = Resolve(k)) out.push_back(std::move(obj));
+  return out;
+}
+
+ObjectPtr Informer::Get(const std::string& key) const { return Resolve(key); }
+
+std::vector<ObjectPtr> Informer::List() const {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    keys.reserve(items_.size());
+    for (const auto& [k, v] : items_) keys.push_back(k);
+  }
+  return ResolveKeys(std::move(keys));
 }
 
 std::vector<ObjectPtr> Informer::ByIndex(const std::string& index,
                                          const std::string& value) const {
-  std::lock_guard<std::mutex> l(mu_);
-  std::vector<ObjectPtr> out;
-  auto idx = indexes_.find(index);
-  if (idx == indexes_.end()) return out;
-  auto keys = idx->second.find(value);
-  if (keys == idx->second.end()) return out;
-  out.reserve(keys->second.size());
-  for (const auto& [k, obj] : keys->second) out.push_back(obj);
-  return out;
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto idx = indexes_.find(index);
+    if (idx == indexes_.end()) return {};
+    auto found = idx->second.find(value);
+    if (found == idx->second.end()) return {};
+    keys.assign(found->second.begin(), found->second.end());
+  }
+  return ResolveKeys(std::move(keys));
 }
 
 std::string Informer::LastResourceVersion() const {
@@ -95,37 +173,79 @@ std::string Informer::LastResourceVersion() const {
   return last_rv_;
 }
 
-void Informer::IndexLocked(const std::string& key, const ObjectPtr& obj,
-                           bool add) {
-  for (const auto& [name, fn] : index_fns_) {
-    for (const auto& v : fn(*obj)) {
-      auto& keys = indexes_[name][v];
-      if (add) {
-        keys[key] = obj;
-      } else {
-        keys.erase(key);
-        if (keys.empty()) indexes_[name].erase(v);
-      }
+void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
+  if (!add) {
+    for (const auto& [name, value] : e.index_values) {
+      auto& by_value = indexes_[name];
+      auto keys = by_value.find(value);
+      if (keys == by_value.end()) continue;
+      keys->second.erase(key);
+      if (keys->second.empty()) by_value.erase(keys);
     }
+    e.index_values.clear();
+    return;
+  }
+  for (const auto& [name, fn] : index_fns_) {
+    for (auto& v : fn(*e.hot)) {
+      indexes_[name][v].insert(key);
+      e.index_values.emplace_back(name, std::move(v));
+    }
+  }
+}
+
+void Informer::MakeHotLocked(const std::string& key, Entry& e, ObjectPtr obj) {
+  if (e.hot) {
+    lru_.splice(lru_.begin(), lru_, e.lru);
+  } else {
+    lru_.push_front(key);
+    e.lru = lru_.begin();
+  }
+  e.seen = obj;
+  e.hot = std::move(obj);
+  e.compact.reset();
+  CoolOverLimitLocked();
+}
+
+void Informer::CoolOverLimitLocked() {
+  const size_t limit = std::max<size_t>(1, options_.hot_objects);
+  while (lru_.size() > limit) {
+    auto it = items_.find(lru_.back());
+    lru_.pop_back();
+    if (it == items_.end() || !it->second.hot) continue;
+    Entry& e = it->second;
+    e.compact = std::make_shared<const std::string>(CompactJson(*e.hot));
+    e.hot.reset();  // e.seen still finds it while a reader holds it
   }
 }
 
 void Informer::Upsert(ObjectPtr obj) {
   std::string key = KeyOf(*obj);
   ObjectPtr old;
+  std::shared_ptr<const std::string> old_compact;
+  bool existed = false;
   {
     std::lock_guard<std::mutex> l(mu_);
-    auto it = items_.find(key);
-    if (it != items_.end()) {
-      old = it->second;
-      IndexLocked(key, old, false);
+    auto [it, inserted] = items_.try_emplace(key);
+    Entry& e = it->second;
+    existed = !inserted;
+    if (existed) {
+      old = TreeLocked(e);
+      if (!old) old_compact = e.compact;
+      IndexLocked(key, e, false);
     }
-    items_[key] = obj;
-    IndexLocked(key, obj, true);
-    last_rv_ = ObjectAt(*obj, "metadata").value("resourceVersion", last_rv_);
+    e.resource_version =
+        ObjectAt(*obj, "metadata").value("resourceVersion", "");
+    MakeHotLocked(key, e, obj);
+    IndexLocked(key, e, true);
+    if (!e.resource_version.empty()) last_rv_ = e.resource_version;
+  }
+  if (!old && old_compact) {
+    json parsed = json::parse(*old_compact, nullptr, false);
+    if (!parsed.is_discarded())
+      old = std::make_shared<const json>(std::move(parsed));
   }
   for (const auto& h : handlers_) {
-    if (old) {
+    if (existed && old) {
       if (h.on_update) h.on_update(*old, *obj);
     } else if (h.on_add) {
       h.on_add(*obj);
@@ -140,8 +260,10 @@ void Informer::Remove(const json& obj) {
     std::lock_guard<std::mutex> l(mu_);
     auto it = items_.find(key);
     if (it != items_.end()) {
-      old = it->second;
-      IndexLocked(key, old, false);
+      Entry& e = it->second;
+      old = TreeLocked(e);
+      IndexLocked(key, e, false);
+      if (e.hot) lru_.erase(e.lru);
       items_.erase(it);
     }
   }
@@ -170,19 +292,22 @@ Result<std::string> Informer::ListAndReplace() {
     }
   }
   // Objects that vanished while we were not watching.
-  std::vector<ObjectPtr> gone;
+  std::vector<std::string> gone;
   {
     std::lock_guard<std::mutex> l(mu_);
     for (const auto& [k, v] : items_) {
-      if (!fresh.count(k)) gone.push_back(v);
+      if (!fresh.count(k)) gone.push_back(k);
     }
   }
-  for (const auto& g : gone) Remove(*g);
+  for (const auto& g : ResolveKeys(std::move(gone))) Remove(*g);
   for (auto& [k, v] : fresh) {
-    ObjectPtr cur = Get(k);
-    if (cur && ObjectAt(*cur, "metadata").value("resourceVersion", "") ==
-                   ObjectAt(*v, "metadata").value("resourceVersion", "")) {
-      continue;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto cur = items_.find(k);
+      if (cur != items_.end() &&
+          cur->second.resource_version ==
+              ObjectAt(*v, "metadata").value("resourceVersion", ""))
+        continue;
     }
     Upsert(v);
   }

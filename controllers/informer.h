@@ -5,11 +5,21 @@
 // an error (410 Expired after compaction, a watcher that fell behind, ...),
 // turning the difference into add/update/delete calls.
 //
+// Memory: the most recently written or read objects (InformerOptions::
+// hot_objects) are kept as the decoded trees the watch delivered, shared
+// with every other watcher; the others are kept as compact JSON text
+// without managedFields (as kube-controller-manager's informers strip them)
+// and decoded again when read. A decoded tree takes about six times its
+// text, so a cluster of 150,000 pods fits in memory only this way. A cold
+// object read twice while the first reader still holds it is decoded once.
+//
 // Handlers run on the informer's own thread, one at a time, after the cache
 // already reflects the change; they must be quick (typically: queue a key).
 //
 // Thread safety: AddHandlers and AddIndex before Start; everything else
-// from any thread. Cached objects are shared, immutable snapshots.
+// from any thread. Cached objects are immutable snapshots; the same object
+// read twice may come back as two equal trees once it has gone cold, and
+// without managedFields.
 #ifndef KMOCK_CONTROLLERS_INFORMER_H_
 #define KMOCK_CONTROLLERS_INFORMER_H_
 
@@ -17,6 +27,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,6 +71,8 @@ struct InformerOptions {
   bool metadata_only = false;
   // Pause before relisting after an error.
   std::chrono::milliseconds relist_backoff{50};
+  // How many objects stay decoded; older ones are kept as compact text.
+  size_t hot_objects = 1024;
 };
 
 class Informer {
@@ -99,7 +112,27 @@ class Informer {
   void WatchFrom(const std::string& rv);
   void Upsert(ObjectPtr obj);
   void Remove(const json& obj);
-  void IndexLocked(const std::string& key, const ObjectPtr& obj, bool add);
+
+  // One cached object: its tree while hot, else its compact text.
+  struct Entry {
+    ObjectPtr hot;                               // null when cold
+    std::weak_ptr<const json> seen;              // the last tree handed out
+    std::shared_ptr<const std::string> compact;  // set when cold
+    std::string resource_version;
+    std::vector<std::pair<std::string, std::string>> index_values;
+    std::list<std::string>::iterator lru;  // valid while hot
+  };
+
+  // The entry's tree if it is at hand (hot, or still held by a reader).
+  static ObjectPtr TreeLocked(const Entry& e);
+  // The entry's tree, decoding its compact text if needed (outside mu_).
+  ObjectPtr Resolve(const std::string& key) const;
+  std::vector<ObjectPtr> ResolveKeys(std::vector<std::string> keys) const;
+  // Makes the entry hot with obj (most recent), cooling the oldest over
+  // the limit.
+  void MakeHotLocked(const std::string& key, Entry& e, ObjectPtr obj);
+  void CoolOverLimitLocked();
+  void IndexLocked(const std::string& key, Entry& e, bool add);
 
   registry::Registry* registry_;
   const api::ResourceInfo* resource_;
@@ -109,10 +142,11 @@ class Informer {
 
   mutable std::mutex mu_;
   mutable std::condition_variable synced_cv_;
-  std::map<std::string, ObjectPtr> items_;
-  // index name -> value -> key -> object (the same pointer as in items_)
-  std::map<std::string, std::map<std::string, std::map<std::string, ObjectPtr>>>
-      indexes_;
+  mutable std::map<std::string, Entry> items_;
+  // index name -> value -> keys
+  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_;
+  // Keys of hot entries, most recently used first.
+  mutable std::list<std::string> lru_;
   bool synced_ = false;
   std::string last_rv_;
   registry::ObjectWatcher* watcher_ = nullptr;  // guarded by mu_

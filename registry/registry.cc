@@ -94,8 +94,12 @@ void KeepSystemMetadata(json& obj, const json& old) {
 
 }  // namespace
 
-Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng)
-    : storage_(storage), clock_(clock), rng_(rng) {
+Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng,
+                   size_t served_cache_bytes)
+    : storage_(storage),
+      clock_(clock),
+      rng_(rng),
+      served_cache_(served_cache_bytes) {
   if (const api::ResourceInfo* nsres =
           api::Catalog::Get().Find("", "v1", "namespaces")) {
     namespace_states_ =

@@ -141,7 +141,10 @@ struct DeleteResult {
 
 class Registry {
  public:
-  Registry(store::Storage* storage, const Clock* clock, Rng* rng);
+  // served_cache_bytes bounds the decoded objects kept for watchers
+  // (ServedObjectCache).
+  Registry(store::Storage* storage, const Clock* clock, Rng* rng,
+           size_t served_cache_bytes = ServedObjectCache::kDefaultBudgetBytes);
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 

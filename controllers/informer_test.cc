@@ -1,0 +1,173 @@
+// The informer's cache: objects past its hot limit are kept as compact text
+// and decoded when read, without changing what readers, indexes and
+// handlers see.
+#include "controllers/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "store/rocks_storage.h"
+
+namespace kmock::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+class InformerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.sync = false;
+    auto st = store::OpenRocksStorage(so);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    storage_ = std::move(st).value();
+    // No room for decoded objects beyond the one just decoded: a cold
+    // entry's tree is freed unless a reader holds it.
+    registry_ = std::make_unique<registry::Registry>(storage_.get(), &clock_,
+                                                     &rng_, /*cache*/ 0);
+    leases_ = api::Catalog::Get().Find("coordination.k8s.io", "v1", "leases");
+    ASSERT_NE(leases_, nullptr);
+    ASSERT_TRUE(registry_
+                    ->Create(*api::Catalog::Get().Find("", "v1", "namespaces"),
+                             "", json{{"metadata", {{"name", "default"}}}}, {})
+                    .ok());
+  }
+  void TearDown() override {
+    if (informer_) informer_->Stop();
+    informer_.reset();
+    registry_.reset();
+    storage_->Close();
+  }
+
+  json Write(const std::string& name, const std::string& holder) {
+    json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                  {"kind", "Lease"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"holderIdentity", holder}}}};
+    registry::WriteOptions wo;
+    wo.field_manager = "test";
+    auto cur = registry_->Get(*leases_, "default", name);
+    auto r = cur.ok() ? registry_->Update(
+                            *leases_, "default", name, "",
+                            [&] {
+                              json o = *cur;
+                              o["spec"]["holderIdentity"] = holder;
+                              return o;
+                            }(),
+                            wo)
+                      : registry_->Create(*leases_, "default", lease, wo);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->object : json();
+  }
+
+  // Waits until the informer has seen revision rv.
+  void WaitFor(const json& written) {
+    const std::string rv = written["metadata"]["resourceVersion"];
+    for (int i = 0; i < 500; ++i) {
+      if (informer_->LastResourceVersion() == rv) return;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    FAIL() << "informer never saw " << rv;
+  }
+
+  static json Stripped(json obj) {
+    obj["metadata"].erase("managedFields");
+    return obj;
+  }
+
+  std::vector<std::string> Names(const std::vector<ObjectPtr>& objs) {
+    std::vector<std::string> out;
+    for (const auto& o : objs) out.push_back(o->at("metadata").at("name"));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
+  Rng rng_{1};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<registry::Registry> registry_;
+  const api::ResourceInfo* leases_ = nullptr;
+  std::unique_ptr<Informer> informer_;
+};
+
+TEST_F(InformerTest, ColdObjectsReadBackAsTheyWereWithoutManagedFields) {
+  InformerOptions io;
+  io.hot_objects = 2;
+  informer_ = std::make_unique<Informer>(registry_.get(), leases_, io);
+  informer_->AddIndex("holder", [](const json& o) {
+    return std::vector<std::string>{
+        o["spec"].value("holderIdentity", std::string())};
+  });
+  std::vector<std::string> added, deleted;
+  std::vector<std::pair<std::string, std::string>> updated;  // old, new holder
+  std::mutex mu;
+  EventHandlers h;
+  h.on_add = [&](const json& o) {
+    std::lock_guard<std::mutex> l(mu);
+    added.push_back(o["metadata"]["name"]);
+  };
+  h.on_update = [&](const json& old_obj, const json& new_obj) {
+    std::lock_guard<std::mutex> l(mu);
+    updated.emplace_back(old_obj["spec"]["holderIdentity"],
+                         new_obj["spec"]["holderIdentity"]);
+  };
+  h.on_delete = [&](const json& o) {
+    std::lock_guard<std::mutex> l(mu);
+    deleted.push_back(o["spec"]["holderIdentity"]);
+  };
+  informer_->AddHandlers(h);
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+
+  std::map<std::string, json> written;
+  for (int i = 0; i < 6; ++i) {
+    std::string name = "l" + std::to_string(i);
+    written[name] = Write(name, i % 2 ? "odd" : "even");
+  }
+  WaitFor(written["l5"]);
+  // l0..l3 have gone cold; every object reads back as written (cold ones
+  // without managedFields), twice, and through the index.
+  for (const auto& [name, obj] : written) {
+    ObjectPtr got = informer_->Get("default/" + name);
+    ASSERT_NE(got, nullptr) << name;
+    EXPECT_EQ(Stripped(*got), Stripped(obj)) << name;
+    ObjectPtr again = informer_->Get("default/" + name);
+    EXPECT_EQ(got.get(), again.get()) << "decoded once while held: " << name;
+  }
+  EXPECT_FALSE(
+      informer_->Get("default/l0")->at("metadata").contains("managedFields"));
+  EXPECT_TRUE(
+      informer_->Get("default/l5")->at("metadata").contains("managedFields"));
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "even")),
+            (std::vector<std::string>{"l0", "l2", "l4"}));
+  EXPECT_EQ(Names(informer_->List()).size(), 6u);
+
+  // An update of a cold object hands its handlers the old object.
+  json moved = Write("l0", "odd");
+  WaitFor(moved);
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "odd")),
+            (std::vector<std::string>{"l0", "l1", "l3", "l5"}));
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "even")),
+            (std::vector<std::string>{"l2", "l4"}));
+  // A cold object deleted leaves its index.
+  registry::DeleteOptions now;
+  ASSERT_TRUE(registry_->Delete(*leases_, "default", "l2", now).ok());
+  for (int i = 0; i < 500 && informer_->Get("default/l2"); ++i)
+    std::this_thread::sleep_for(milliseconds(5));
+  EXPECT_EQ(informer_->Get("default/l2"), nullptr);
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "even")),
+            (std::vector<std::string>{"l4"}));
+  std::lock_guard<std::mutex> l(mu);
+  EXPECT_EQ(added.size(), 6u);
+  EXPECT_EQ(
+      updated,
+      (std::vector<std::pair<std::string, std::string>>{{"even", "odd"}}));
+  EXPECT_EQ(deleted, (std::vector<std::string>{"even"}));
+}
+
+}  // namespace
+}  // namespace kmock::controllers
