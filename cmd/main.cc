@@ -15,6 +15,7 @@
 #include "certs/pki.h"
 #include "cmd/serve_options.h"
 #include "common/clock.h"
+#include "common/heap_trimmer.h"
 #include "common/rng.h"
 #include "controllers/controller_manager.h"
 #include "kubeconfig/kubeconfig.h"
@@ -209,6 +210,10 @@ int Serve(const cmd::ServeOptions& o) {
   std::printf("kubemock ready: %s kubeconfig=%s context=%s\n", url.c_str(),
               kc_path.c_str(), entry.name.c_str());
   std::fflush(stdout);
+  // What the bootstrap freed goes back to the system now (after the ready
+  // line: nobody waits for it), and what later bursts free every 30 s.
+  HeapTrimmer heap_trimmer(std::chrono::seconds(30));
+  heap_trimmer.Start();
   if (o.verbose) {
     std::fprintf(stderr, "kubemock: seed %llu, data %s\n",
                  static_cast<unsigned long long>(seed),
@@ -220,6 +225,7 @@ int Serve(const cmd::ServeOptions& o) {
   sigwait(&sigs, &sig);
   std::fprintf(stderr, "kubemock: %s received, shutting down\n",
                sig == SIGINT ? "SIGINT" : "SIGTERM");
+  heap_trimmer.Stop();
   api.Stop();
   event_expiry.Stop();
   manager.Stop();
