@@ -16,19 +16,19 @@ Result<bool> ListJsonWriter::AppendItem(const store::KeyValue& kv,
   const size_t size_before = out->size();
   if (any_) out->push_back(',');
   if (!metadata_view_ && filter.fields.Empty()) {
-    bool labels_match = true;
-    std::optional<nlohmann::json> labels;
-    if (!filter.labels.Empty()) labels = StoredLabels(kv.value);
-    if (labels) labels_match = filter.labels.Matches(*labels);
-    if (!labels_match) {
-      out->resize(size_before);
-      return false;
-    }
-    if ((filter.labels.Empty() || labels) &&
-        AppendServedFromStored(res_, kv.value, kv.mod_revision,
-                               /*with_type=*/false, out)) {
-      any_ = true;
-      return true;
+    // Labels read from the bytes; when they cannot be, the decode decides.
+    std::optional<nlohmann::json> labels =
+        filter.labels.Empty() ? nlohmann::json() : StoredLabels(kv.value);
+    if (labels) {
+      if (!filter.labels.Matches(*labels)) {
+        out->resize(size_before);
+        return false;
+      }
+      if (AppendServedFromStored(res_, kv.value, kv.mod_revision,
+                                 /*with_type=*/false, out)) {
+        any_ = true;
+        return true;
+      }
     }
   }
   KMOCK_ASSIGN_OR_RETURN(

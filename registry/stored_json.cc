@@ -51,27 +51,46 @@ struct MetadataOrder {
   }
 };
 
-// Whether objects of res are stored in the served layout with ObjectMeta
-// metadata (decided once per resource; resources live for the process).
-bool StoredAsServed(const api::ResourceInfo& res) {
-  if (res.to_storage || res.from_storage) return false;
-  const api::Type* type = api::Schema::Get().Find(res.schema_type);
-  if (!type) return false;
-  const api::Field* metadata = type->FindField("metadata");
-  return metadata && metadata->ref == kObjectMeta && MetadataOrder::Get().ok;
-}
+// How objects of one resource are stored: whether in the served layout with
+// ObjectMeta metadata, and the bytes they then start with. Computed once per
+// resource and thread (resources live for the process), not per item.
+struct StoredLayout {
+  const api::ResourceInfo* res = nullptr;
+  bool as_served = false;
+  std::string prefix;  // {"kind":"K","apiVersion":"V",
+
+  static const StoredLayout& Of(const api::ResourceInfo& res) {
+    thread_local StoredLayout last;
+    if (last.res != &res) last = Build(res);
+    return last;
+  }
+
+  static StoredLayout Build(const api::ResourceInfo& res) {
+    StoredLayout l;
+    l.res = &res;
+    if (res.to_storage || res.from_storage) return l;
+    const api::Type* type = api::Schema::Get().Find(res.schema_type);
+    if (!type) return l;
+    const api::Field* metadata = type->FindField("metadata");
+    l.as_served =
+        metadata && metadata->ref == kObjectMeta && MetadataOrder::Get().ok;
+    l.prefix = "{\"kind\":";
+    api::AppendJsonString(res.kind, &l.prefix);
+    l.prefix += ",\"apiVersion\":";
+    api::AppendJsonString(res.ApiVersion(), &l.prefix);
+    l.prefix += ',';
+    return l;
+  }
+};
 
 }  // namespace
 
 bool AppendServedFromStored(const api::ResourceInfo& res,
                             std::string_view stored, int64_t revision,
                             bool with_type, std::string* out) {
-  if (!StoredAsServed(res)) return false;
-  std::string prefix = "{\"kind\":";
-  api::AppendJsonString(res.kind, &prefix);
-  prefix += ",\"apiVersion\":";
-  api::AppendJsonString(res.ApiVersion(), &prefix);
-  prefix += ',';
+  const StoredLayout& layout = StoredLayout::Of(res);
+  if (!layout.as_served) return false;
+  const std::string& prefix = layout.prefix;
   constexpr std::string_view kMetadataKey = "\"metadata\":";
   if (!stored.starts_with(prefix) ||
       stored.substr(prefix.size()).substr(0, kMetadataKey.size()) !=
