@@ -41,9 +41,16 @@ Status ControllerManager::Start() {
   nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
-  scheduler_ =
-      std::make_unique<Scheduler>(registry_, clock_, rng_, res_, pods_.get(),
-                                  nodes_.get(), SchedulerOptions{sched_host});
+  if (options_.event_writers > 0) {
+    EventSinkOptions eo;
+    eo.writers = options_.event_writers;
+    event_sink_ = std::make_unique<EventSink>(eo);
+  }
+  SchedulerOptions so;
+  so.host = sched_host;
+  so.event_sink = event_sink_.get();
+  scheduler_ = std::make_unique<Scheduler>(registry_, clock_, rng_, res_,
+                                           pods_.get(), nodes_.get(), so);
 
   std::vector<KubeletNodeConfig> configs;
   std::vector<std::string> names;
@@ -57,6 +64,7 @@ Status ControllerManager::Start() {
                   ? lifecycle::DefaultStages(cluster_.pacing)
                   : options_.stages;
   ko.workers = options_.kubelet_workers;
+  ko.event_sink = event_sink_.get();
   ko.bootstrap_pods.insert(system_pods_.begin(), system_pods_.end());
   ko.bootstrap_stages = lifecycle::DefaultStages(lifecycle::StagePacing{});
   KMOCK_ASSIGN_OR_RETURN(
@@ -71,11 +79,15 @@ Status ControllerManager::Start() {
     replicasets_ = std::make_unique<Informer>(registry_, res_.replicasets);
     replicasets_->AddIndex(kByNamespaceIndex, NamespaceIndex);
     deployments_ = std::make_unique<Informer>(registry_, res_.deployments);
+    ReplicaSetControllerOptions rso;
+    rso.event_sink = event_sink_.get();
     replicaset_controller_ = std::make_unique<ReplicaSetController>(
-        registry_, clock_, res_, pods_.get(), replicasets_.get());
+        registry_, clock_, res_, pods_.get(), replicasets_.get(), rso);
+    DeploymentControllerOptions dco;
+    dco.event_sink = event_sink_.get();
     deployment_controller_ = std::make_unique<DeploymentController>(
         registry_, clock_, res_, pods_.get(), replicasets_.get(),
-        deployments_.get());
+        deployments_.get(), dco);
   }
 
   nodes_->Start();
@@ -113,6 +125,12 @@ void ControllerManager::Stop() {
   if (scheduler_) scheduler_->Stop();
   if (pods_) pods_->Stop();
   if (nodes_) nodes_->Stop();
+  // Last: what the components recorded before they stopped is written.
+  if (event_sink_) event_sink_->Stop();
+}
+
+void ControllerManager::FlushEvents() {
+  if (event_sink_) event_sink_->Flush();
 }
 
 Status ControllerManager::ClusterReady() const {

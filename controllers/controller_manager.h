@@ -21,6 +21,7 @@
 #include "controllers/bootstrap.h"
 #include "controllers/cluster.h"
 #include "controllers/deployment_controller.h"
+#include "controllers/event_sink.h"
 #include "controllers/garbage_collector.h"
 #include "controllers/informer.h"
 #include "controllers/kubelet.h"
@@ -36,7 +37,10 @@ namespace kmock::controllers {
 struct ControllerManagerOptions {
   // The served Kubernetes version, "v1.33.1" (a missing "v" is added).
   std::string version = "v1.33.1";
-  int kubelet_workers = 2;
+  int kubelet_workers = 8;
+  // Threads writing events (event_sink.h); 0: each component writes its
+  // events itself before it goes on.
+  int event_writers = 4;
   bool heartbeats = true;
   HeartbeatOptions heartbeat;
   // Stages to use instead of DefaultStages(cluster.pacing); empty = default.
@@ -57,8 +61,11 @@ class ControllerManager {
 
   // Bootstraps the cluster and starts every controller.
   Status Start();
-  // Stops every controller (joins their threads). Idempotent.
+  // Stops every controller (joins their threads) and writes the events
+  // they recorded. Idempotent.
   void Stop();
+  // Returns once every event recorded so far has been written.
+  void FlushEvents();
 
   // OK when every system pod is Running; else kServiceUnavailable naming
   // the first one that is not.
@@ -82,6 +89,8 @@ class ControllerManager {
   CoreResources res_;
   std::vector<std::string> system_pods_;
 
+  // Declared before the components so that it outlives them.
+  std::unique_ptr<EventSink> event_sink_;
   std::unique_ptr<Informer> pods_;
   std::unique_ptr<Informer> nodes_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -80,6 +80,7 @@ class ControllerManagerTest : public ::testing::Test {
   }
 
   std::vector<json> EventsFor(const std::string& name) {
+    cm_->FlushEvents();  // events are written on the sink's threads
     auto list =
         registry_->List(*res_.events, "default", registry::ListOptions{});
     EXPECT_TRUE(list.ok());

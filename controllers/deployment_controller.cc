@@ -57,7 +57,8 @@ DeploymentController::DeploymentController(registry::Registry* registry,
       replicasets_(replicasets),
       deployments_(deployments),
       options_(options),
-      recorder_(registry, clock, EventSource{kComponent, "", "", false}),
+      recorder_(registry, clock, EventSource{kComponent, "", "", false},
+                options.event_sink),
       queue_(clock) {
   deployments_->AddHandlers(EventHandlers{
       .on_add = [this](const json& d) { queue_.Add(KeyOf(d)); },

@@ -33,6 +33,9 @@ namespace kmock::controllers {
 
 struct DeploymentControllerOptions {
   int workers = 2;
+  // Where events are queued for writing (event_sink.h); null: each is
+  // written before the component goes on.
+  EventSink* event_sink = nullptr;
 };
 
 class DeploymentController {

@@ -72,9 +72,12 @@ class DeploymentControllerTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 
+  // tick: how far the fake clock moves on each poll, so that retries
+  // waiting on it (backoffs) come due as they would in real time.
   json WaitForDeployment(const std::string& name,
                          const std::function<bool(const json&)>& pred,
-                         milliseconds timeout = milliseconds(15000)) {
+                         milliseconds timeout = milliseconds(15000),
+                         milliseconds tick = milliseconds(0)) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     json last;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -84,6 +87,7 @@ class DeploymentControllerTest : public ::testing::Test {
         if (pred(last)) return last;
       }
       std::this_thread::sleep_for(milliseconds(10));
+      if (tick.count() > 0) clock_.Advance(tick);
     }
     ADD_FAILURE() << "deployment never got there; last: " << last.dump();
     return last;
@@ -198,6 +202,7 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
   EXPECT_EQ(full, 1);
   EXPECT_EQ(empty, 1);
   int scaling = 0;
+  cm_->FlushEvents();  // events are written on the sink's threads
   for (const auto& e : Items(res_.events)) {
     if (e["reason"] == "ScalingReplicaSet") {
       scaling++;
@@ -280,14 +285,23 @@ TEST_F(DeploymentControllerTest, PodsThatNeverGetReadyExceedTheDeadline) {
   StartCluster(slow);
   json d = CreateDeployment("stuck", 2);
   Patch("stuck", R"({"spec":{"progressDeadlineSeconds":30}})");
+  // The controller must have synced the patched spec before the clock
+  // jumps past the deadline.
   d = WaitForDeployment("stuck", [](const json& d) {
-    return d["status"].value("replicas", 0) == 2;
+    return d["status"].value("replicas", 0) == 2 &&
+           d["status"].value("observedGeneration", 0) == 2;
   });
   clock_.Advance(std::chrono::seconds(40));
-  d = WaitForDeployment("stuck", [](const json& d) {
-    const json* p = Cond(d, "Progressing");
-    return p != nullptr && (*p)["reason"] == "ProgressDeadlineExceeded";
-  });
+  // Time goes on while we wait: a sync that lost a write race (its cache
+  // behind its own last status write) is retried after a backoff measured
+  // on this clock.
+  d = WaitForDeployment(
+      "stuck",
+      [](const json& d) {
+        const json* p = Cond(d, "Progressing");
+        return p != nullptr && (*p)["reason"] == "ProgressDeadlineExceeded";
+      },
+      milliseconds(15000), milliseconds(100));
   const json* p = Cond(d, "Progressing");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ((*p)["status"], "False");

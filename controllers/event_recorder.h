@@ -10,6 +10,9 @@
 // Event names are "<object name>.<hex of the Unix time in ns>", unique in
 // the process even when a fake clock stands still (one shared counter).
 //
+// With an EventSink, Record queues the write and returns; without one it
+// writes the event before it returns.
+//
 // Thread safety: Record may be called from any thread.
 #ifndef KMOCK_CONTROLLERS_EVENT_RECORDER_H_
 #define KMOCK_CONTROLLERS_EVENT_RECORDER_H_
@@ -20,6 +23,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "controllers/event_sink.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -47,11 +51,14 @@ json BuildEvent(const json& involved, const EventSource& source,
 
 class EventRecorder {
  public:
+  // sink: where to queue the writes (null: write on the calling thread);
+  // it must outlive the recorder's last Record.
   EventRecorder(registry::Registry* registry, const Clock* clock,
-                EventSource source);
+                EventSource source, EventSink* sink = nullptr);
 
   // stamp: from ReserveStamp, to name an event after something that
-  // happened earlier (0: take the next stamp now).
+  // happened earlier (0: take the next stamp now). With a sink, the
+  // status is Ok once the write is queued; failures are logged there.
   Status Record(const json& involved, const EventRecord& rec,
                 int64_t stamp = 0);
   // Takes the next name stamp now, for an event recorded a little later
@@ -62,6 +69,7 @@ class EventRecorder {
   registry::Registry* registry_;
   const Clock* clock_;
   EventSource source_;
+  EventSink* sink_;
   const api::ResourceInfo* events_;
 };
 

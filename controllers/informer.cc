@@ -105,67 +105,91 @@ ObjectPtr Informer::TreeLocked(const Entry& e) {
   return e.seen.lock();
 }
 
+void Informer::TakeLocked(std::string_view key, Entry& e,
+                          std::vector<ObjectPtr>* out,
+                          std::vector<ColdRead>* cold) const {
+  if (e.hot) {
+    lru_.splice(lru_.begin(), lru_, e.lru);
+    out->push_back(e.hot);
+    return;
+  }
+  if (ObjectPtr held = e.seen.lock()) {
+    out->push_back(std::move(held));
+    return;
+  }
+  if (!e.compact) return;
+  cold->push_back(ColdRead{out->size(), std::string(key), e.compact});
+  out->push_back(nullptr);
+}
+
+void Informer::FinishCold(std::vector<ObjectPtr>* out,
+                          std::vector<ColdRead> cold) const {
+  if (cold.empty()) return;
+  for (const ColdRead& c : cold) {
+    json parsed = json::parse(*c.compact, nullptr, false);
+    if (parsed.is_discarded()) continue;  // we wrote it: cannot happen
+    (*out)[c.slot] = std::make_shared<const json>(std::move(parsed));
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const ColdRead& c : cold) {
+      ObjectPtr& tree = (*out)[c.slot];
+      if (!tree) continue;
+      auto it = items_.find(c.key);
+      if (it == items_.end() || it->second.compact != c.compact) continue;
+      // Another reader may have decoded it meanwhile: share theirs.
+      if (ObjectPtr other = it->second.seen.lock()) {
+        tree = std::move(other);
+      } else {
+        it->second.seen = tree;
+      }
+    }
+  }
+  out->erase(std::remove(out->begin(), out->end(), nullptr), out->end());
+}
+
 ObjectPtr Informer::Resolve(const std::string& key) const {
-  std::shared_ptr<const std::string> compact;
+  std::vector<ObjectPtr> out;
+  std::vector<ColdRead> cold;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
-    Entry& e = it->second;
-    if (e.hot) {
-      lru_.splice(lru_.begin(), lru_, e.lru);
-      return e.hot;
-    }
-    if (ObjectPtr held = e.seen.lock()) return held;
-    compact = e.compact;
+    TakeLocked(it->first, it->second, &out, &cold);
   }
-  if (!compact) return nullptr;
-  json parsed = json::parse(*compact, nullptr, false);
-  if (parsed.is_discarded()) return nullptr;  // we wrote it: cannot happen
-  auto tree = std::make_shared<const json>(std::move(parsed));
-  std::lock_guard<std::mutex> l(mu_);
-  auto it = items_.find(key);
-  if (it != items_.end() && it->second.compact == compact) {
-    // Another reader may have decoded it meanwhile: share theirs.
-    if (ObjectPtr other = it->second.seen.lock()) return other;
-    it->second.seen = tree;
-  }
-  return tree;
-}
-
-std::vector<ObjectPtr> Informer::ResolveKeys(
-    std::vector<std::string> keys) const {
-  std::vector<ObjectPtr> out;
-  out.reserve(keys.size());
-  for (const std::string& k : keys)
-    if (ObjectPtr obj = Resolve(k)) out.push_back(std::move(obj));
-  return out;
+  FinishCold(&out, std::move(cold));
+  return out.empty() ? nullptr : std::move(out.front());
 }
 
 ObjectPtr Informer::Get(const std::string& key) const { return Resolve(key); }
 
 std::vector<ObjectPtr> Informer::List() const {
-  std::vector<std::string> keys;
+  std::vector<ObjectPtr> out;
+  std::vector<ColdRead> cold;
   {
     std::lock_guard<std::mutex> l(mu_);
-    keys.reserve(items_.size());
-    for (const auto& [k, v] : items_) keys.push_back(k);
+    out.reserve(items_.size());
+    for (auto& [k, e] : items_) TakeLocked(k, e, &out, &cold);
   }
-  return ResolveKeys(std::move(keys));
+  FinishCold(&out, std::move(cold));
+  return out;
 }
 
 std::vector<ObjectPtr> Informer::ByIndex(const std::string& index,
                                          const std::string& value) const {
-  std::vector<std::string> keys;
+  std::vector<ObjectPtr> out;
+  std::vector<ColdRead> cold;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto idx = indexes_.find(index);
     if (idx == indexes_.end()) return {};
     auto found = idx->second.find(value);
     if (found == idx->second.end()) return {};
-    keys.assign(found->second.begin(), found->second.end());
+    out.reserve(found->second.size());
+    for (const auto& [k, e] : found->second) TakeLocked(k, *e, &out, &cold);
   }
-  return ResolveKeys(std::move(keys));
+  FinishCold(&out, std::move(cold));
+  return out;
 }
 
 std::string Informer::LastResourceVersion() const {
@@ -179,7 +203,7 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
       auto& by_value = indexes_[name];
       auto keys = by_value.find(value);
       if (keys == by_value.end()) continue;
-      keys->second.erase(key);
+      keys->second.erase(std::string_view(key));
       if (keys->second.empty()) by_value.erase(keys);
     }
     e.index_values.clear();
@@ -187,7 +211,7 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
   }
   for (const auto& [name, fn] : index_fns_) {
     for (auto& v : fn(*e.hot)) {
-      indexes_[name][v].insert(key);
+      indexes_[name][v].emplace(std::string_view(key), &e);
       e.index_values.emplace_back(name, std::move(v));
     }
   }
@@ -231,12 +255,12 @@ void Informer::Upsert(ObjectPtr obj) {
     if (existed) {
       old = TreeLocked(e);
       if (!old) old_compact = e.compact;
-      IndexLocked(key, e, false);
+      IndexLocked(it->first, e, false);
     }
     e.resource_version =
         ObjectAt(*obj, "metadata").value("resourceVersion", "");
-    MakeHotLocked(key, e, obj);
-    IndexLocked(key, e, true);
+    MakeHotLocked(it->first, e, obj);
+    IndexLocked(it->first, e, true);
     if (!e.resource_version.empty()) last_rv_ = e.resource_version;
   }
   if (!old && old_compact) {
@@ -299,7 +323,9 @@ Result<std::string> Informer::ListAndReplace() {
       if (!fresh.count(k)) gone.push_back(k);
     }
   }
-  for (const auto& g : ResolveKeys(std::move(gone))) Remove(*g);
+  for (const auto& g : gone) {
+    if (ObjectPtr obj = Resolve(g)) Remove(*obj);
+  }
   for (auto& [k, v] : fresh) {
     {
       std::lock_guard<std::mutex> l(mu_);

@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -123,15 +124,31 @@ class Informer {
     std::list<std::string>::iterator lru;  // valid while hot
   };
 
+  // A cold entry being read: decoded after mu_ is released.
+  struct ColdRead {
+    size_t slot;  // its place in the output
+    std::string key;
+    std::shared_ptr<const std::string> compact;
+  };
+
   // The entry's tree if it is at hand (hot, or still held by a reader).
   static ObjectPtr TreeLocked(const Entry& e);
+  // Appends the entry's tree to out if it is at hand, else a null slot
+  // and a ColdRead for FinishCold. REQUIRES: mu_ held.
+  void TakeLocked(std::string_view key, Entry& e, std::vector<ObjectPtr>* out,
+                  std::vector<ColdRead>* cold) const;
+  // Decodes the cold reads (call without mu_), shares each tree with later
+  // readers, and drops slots that could not be filled.
+  void FinishCold(std::vector<ObjectPtr>* out,
+                  std::vector<ColdRead> cold) const;
   // The entry's tree, decoding its compact text if needed (outside mu_).
   ObjectPtr Resolve(const std::string& key) const;
-  std::vector<ObjectPtr> ResolveKeys(std::vector<std::string> keys) const;
   // Makes the entry hot with obj (most recent), cooling the oldest over
   // the limit.
   void MakeHotLocked(const std::string& key, Entry& e, ObjectPtr obj);
   void CoolOverLimitLocked();
+  // Adds or removes the entry in every index. key must be the entry's own
+  // key in items_ (the index refers to it).
   void IndexLocked(const std::string& key, Entry& e, bool add);
 
   registry::Registry* registry_;
@@ -143,8 +160,11 @@ class Informer {
   mutable std::mutex mu_;
   mutable std::condition_variable synced_cv_;
   mutable std::map<std::string, Entry> items_;
-  // index name -> value -> keys
-  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_;
+  // index name -> value -> the entries, in key order. The views refer to
+  // the keys of items_, whose nodes do not move; an entry leaves every
+  // index before it leaves items_.
+  using IndexedEntries = std::map<std::string_view, Entry*>;
+  std::map<std::string, std::map<std::string, IndexedEntries>> indexes_;
   // Keys of hot entries, most recently used first.
   mutable std::list<std::string> lru_;
   bool synced_ = false;

@@ -40,7 +40,8 @@ Result<std::unique_ptr<Kubelets>> Kubelets::Create(
     auto agent = std::make_unique<Agent>();
     KMOCK_ASSIGN_OR_RETURN(agent->ips, IpAllocator::Create(cfg.pod_cidr));
     agent->recorder = std::make_unique<EventRecorder>(
-        registry, clock, EventSource{"kubelet", cfg.name, "", false});
+        registry, clock, EventSource{"kubelet", cfg.name, "", false},
+        options.event_sink);
     agent->next_pid = kFirstPid + static_cast<int64_t>(rng->Uniform(400));
     for (const auto& img : cfg.preloaded_images) {
       agent->images.insert(NormalizeImage(img));

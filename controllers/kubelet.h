@@ -56,6 +56,9 @@ struct KubeletOptions {
   // once and only the learners' pods start slowly.
   std::set<std::string> bootstrap_pods;
   std::vector<lifecycle::Stage> bootstrap_stages;
+  // Where events are queued for writing (event_sink.h); null: each is
+  // written before the component goes on.
+  EventSink* event_sink = nullptr;
 };
 
 class Kubelets {

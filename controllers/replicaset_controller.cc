@@ -59,7 +59,8 @@ ReplicaSetController::ReplicaSetController(registry::Registry* registry,
       pods_(pods),
       replicasets_(replicasets),
       options_(options),
-      recorder_(registry, clock, EventSource{kComponent, "", "", false}),
+      recorder_(registry, clock, EventSource{kComponent, "", "", false},
+                options.event_sink),
       expectations_(clock),
       queue_(clock) {
   replicasets_->AddHandlers(EventHandlers{

@@ -44,6 +44,9 @@ struct ReplicaSetControllerOptions {
   int workers = 2;
   // Most pods created or deleted in one sync.
   int burst_replicas = 500;
+  // Where events are queued for writing (event_sink.h); null: each is
+  // written before the component goes on.
+  EventSink* event_sink = nullptr;
 };
 
 class ReplicaSetController {

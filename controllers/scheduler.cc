@@ -41,7 +41,8 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
       recorder_(
           registry, clock,
           EventSource{kSchedulerName, "",
-                      std::string(kSchedulerName) + "-" + options_.host, true}),
+                      std::string(kSchedulerName) + "-" + options_.host, true},
+          options_.event_sink),
       queue_(clock) {
   pods_->AddHandlers(EventHandlers{
       .on_add =
@@ -132,6 +133,15 @@ Status Scheduler::Sync(const std::string& key) {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (assumed_.count(key)) return Status::Ok();  // bound, cache behind
+    // What each node has been assumed to take on top of the cache's sums.
+    std::map<std::string, scheduling::Resources> assumed_by_node;
+    for (const auto& [k, a] : assumed_) {
+      // Seen bound already (its update raced our own record of it): in
+      // the sums when it still runs, nowhere when it has ended.
+      ObjectPtr ap = pods_->Get(k);
+      if (ap && !NodeNameOf(*ap).empty()) continue;
+      assumed_by_node[a.first] += a.second;
+    }
     for (const auto& node : nodes_->List()) {
       scheduling::NodeState st;
       st.node = node;
@@ -140,14 +150,9 @@ Status Scheduler::Sync(const std::string& key) {
         st.used = u->second.fit;
         st.used_for_scoring = u->second.score;
       }
-      for (const auto& [k, a] : assumed_) {
-        if (a.first != name) continue;
-        // Seen bound already (its update raced our own record of it): in
-        // the sums when it still runs, nowhere when it has ended.
-        ObjectPtr ap = pods_->Get(k);
-        if (ap && !NodeNameOf(*ap).empty()) continue;
-        st.used += a.second;
-        st.used_for_scoring += a.second;
+      if (auto a = assumed_by_node.find(name); a != assumed_by_node.end()) {
+        st.used += a->second;
+        st.used_for_scoring += a->second;
       }
       states.push_back(std::move(st));
     }

@@ -37,6 +37,9 @@ struct SchedulerOptions {
   // The node kube-scheduler runs on: reportingInstance
   // "default-scheduler-<host>".
   std::string host;
+  // Where events are queued for writing (event_sink.h); null: each is
+  // written before the component goes on.
+  EventSink* event_sink = nullptr;
 };
 
 class Scheduler {
