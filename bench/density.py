@@ -33,6 +33,12 @@ WORKERS = 10
 PODS_PER_WORKER = 250
 
 
+def workers_for(pods):
+    """Workers enough for `pods` at PODS_PER_WORKER each with two to spare,
+    and never fewer than WORKERS."""
+    return max(WORKERS, -(-pods // PODS_PER_WORKER) + 2)
+
+
 def cluster_file(path, workers=WORKERS, pods_per_worker=PODS_PER_WORKER):
     """One tainted control-plane node and roomy workers (by default ten of
     250 pods each: 2,500 pods)."""

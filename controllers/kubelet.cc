@@ -260,8 +260,12 @@ Status Kubelets::Sync(const std::string& key) {
                                          : options_.stages;
   Status result = Status::Ok();
   bool deleted = false;
+  // The view a step ended with, when it looked ahead: the next step's.
+  std::optional<json> next_view;
   for (int guard = 0; guard < 64; ++guard) {
-    json view = lifecycle::BuildView(*pod, entry.rt);
+    json view = next_view ? std::move(*next_view)
+                          : lifecycle::BuildView(*pod, entry.rt);
+    next_view.reset();
     const lifecycle::Stage* stage = lifecycle::MatchStage(stages, view);
     if (stage == nullptr) break;
     TimePoint now = clock_->Now();
@@ -323,8 +327,8 @@ Status Kubelets::Sync(const std::string& key) {
     bool report = stage->action == Action::kCreateSandbox ||
                   stage->action == Action::kKill;
     if (!report) {
-      const lifecycle::Stage* next =
-          lifecycle::MatchStage(stages, lifecycle::BuildView(*pod, entry.rt));
+      next_view = lifecycle::BuildView(*pod, entry.rt);
+      const lifecycle::Stage* next = lifecycle::MatchStage(stages, *next_view);
       report = next == nullptr || next->delay.count() > 0 ||
                next->action == Action::kDelete;
     }
