@@ -22,9 +22,16 @@ void WorkQueue::AddLocked(const std::string& key) {
   cv_.notify_one();
 }
 
+void WorkQueue::ForgetDelayedLocked(const std::string& key) {
+  auto it = delayed_.find(key);
+  if (it == delayed_.end()) return;
+  delayed_by_time_.erase({it->second, key});
+  delayed_.erase(it);
+}
+
 void WorkQueue::Add(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
-  delayed_.erase(key);
+  ForgetDelayedLocked(key);
   AddLocked(key);
 }
 
@@ -33,7 +40,7 @@ void WorkQueue::AddAfter(const std::string& key,
   std::lock_guard<std::mutex> l(mu_);
   if (shutting_down_) return;
   if (delay <= std::chrono::nanoseconds::zero()) {
-    delayed_.erase(key);
+    ForgetDelayedLocked(key);
     AddLocked(key);
     return;
   }
@@ -42,7 +49,10 @@ void WorkQueue::AddAfter(const std::string& key,
   auto it = delayed_.find(key);
   if (it == delayed_.end()) {
     delayed_.emplace(key, when);
+    delayed_by_time_.emplace(when, key);
   } else if (when < it->second) {
+    delayed_by_time_.erase({it->second, key});
+    delayed_by_time_.emplace(when, key);
     it->second = when;
   }
   cv_.notify_all();
@@ -73,16 +83,13 @@ int WorkQueue::NumRequeues(const std::string& key) const {
 }
 
 void WorkQueue::PromoteDueLocked() {
-  if (delayed_.empty()) return;
+  if (delayed_by_time_.empty()) return;
   TimePoint now = clock_->Now();
-  for (auto it = delayed_.begin(); it != delayed_.end();) {
-    if (it->second <= now) {
-      std::string key = it->first;
-      it = delayed_.erase(it);
-      AddLocked(key);
-    } else {
-      ++it;
-    }
+  while (!delayed_by_time_.empty() && delayed_by_time_.begin()->first <= now) {
+    std::string key = delayed_by_time_.begin()->second;
+    delayed_by_time_.erase(delayed_by_time_.begin());
+    delayed_.erase(key);
+    AddLocked(key);
   }
 }
 

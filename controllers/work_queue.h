@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "common/clock.h"
 
@@ -65,7 +66,9 @@ class WorkQueue {
 
  private:
   void AddLocked(const std::string& key);
+  // Moves the delayed keys that are due to the queue: O(due keys).
   void PromoteDueLocked();
+  void ForgetDelayedLocked(const std::string& key);
   std::optional<std::string> GetUntil(
       std::optional<std::chrono::steady_clock::time_point> deadline);
 
@@ -77,6 +80,9 @@ class WorkQueue {
   std::set<std::string> dirty_;       // queued or to be queued after Done
   std::set<std::string> processing_;  // handed out, not yet Done
   std::map<std::string, TimePoint> delayed_;  // key -> when to add
+  // The same entries ordered by time, so that finding the due ones does
+  // not walk every delayed key (a kubelet may hold one per pod).
+  std::set<std::pair<TimePoint, std::string>> delayed_by_time_;
   std::map<std::string, int> failures_;
   bool shutting_down_ = false;
 };

@@ -64,6 +64,31 @@ TEST(WorkQueueTest, EarlierDeadlineWinsAndAddCancelsDelay) {
   EXPECT_EQ(q.DelayedLen(), 0u);
 }
 
+TEST(WorkQueueTest, ManyDelayedKeysComeDueInTimeOrder) {
+  FakeClock clock(T0());
+  WorkQueue q(&clock);
+  // Keys whose name order is not their time order, some moved earlier.
+  for (int i = 0; i < 1000; ++i) {
+    q.AddAfter("k" + std::to_string(i), std::chrono::seconds(1000 - i));
+  }
+  q.AddAfter("k0", std::chrono::seconds(1));    // earlier: wins
+  q.AddAfter("k999", std::chrono::seconds(5));  // later: ignored
+  q.Add("k500");                                // now: no longer delayed
+  EXPECT_EQ(q.DelayedLen(), 999u);
+  EXPECT_EQ(*q.TryGet(milliseconds(10)), "k500");
+  q.Done("k500");
+  clock.Advance(std::chrono::seconds(1));  // both due at 1 s: key order
+  EXPECT_EQ(*q.TryGet(milliseconds(50)), "k0");
+  EXPECT_EQ(*q.TryGet(milliseconds(50)), "k999");
+  EXPECT_FALSE(q.TryGet(milliseconds(10)).has_value());
+  clock.Advance(std::chrono::seconds(3));  // t = 4 s: k996 .. k998 due
+  EXPECT_EQ(*q.TryGet(milliseconds(50)), "k998");
+  EXPECT_EQ(*q.TryGet(milliseconds(50)), "k997");
+  EXPECT_EQ(*q.TryGet(milliseconds(50)), "k996");
+  EXPECT_FALSE(q.TryGet(milliseconds(10)).has_value());
+  EXPECT_EQ(q.DelayedLen(), 994u);
+}
+
 TEST(WorkQueueTest, RateLimitedBacksOffExponentially) {
   FakeClock clock(T0());
   WorkQueue q(&clock, BackoffOptions{milliseconds(100), milliseconds(1000)});
