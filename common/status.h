@@ -10,6 +10,7 @@
 #ifndef KMOCK_COMMON_STATUS_H_
 #define KMOCK_COMMON_STATUS_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,51 +62,93 @@ struct StatusDetails {
   int retry_after_seconds = 0;
 };
 
+// An OK Status is one word and a null pointer: the message and details of
+// an error live on the heap, so that the many OK statuses and Results a
+// request passes around cost nothing to make, move and destroy.
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code) {
+    if (!message.empty()) MutableRep().message = std::move(message);
+  }
   Status(StatusCode code, std::string message, StatusDetails details)
-      : code_(code),
-        message_(std::move(message)),
-        details_(std::move(details)) {}
+      : code_(code) {
+    Rep& r = MutableRep();
+    r.message = std::move(message);
+    r.details = std::move(details);
+  }
+  Status(const Status& other)
+      : code_(other.code_),
+        rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) {
+      code_ = other.code_;
+      rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   static Status Ok() { return Status(); }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
-  const StatusDetails& details() const { return details_; }
-  StatusDetails& mutable_details() { return details_; }
+  const std::string& message() const {
+    return rep_ ? rep_->message : EmptyString();
+  }
+  const StatusDetails& details() const {
+    return rep_ ? rep_->details : EmptyDetails();
+  }
+  StatusDetails& mutable_details() { return MutableRep().details; }
   // An explicit Kubernetes reason, for the rare error whose reason differs
   // from its code's default (e.g. 403 with reason "Forbidden" is default).
-  const std::string& reason() const { return reason_; }
+  const std::string& reason() const {
+    return rep_ ? rep_->reason : EmptyString();
+  }
   Status& set_reason(std::string r) {
-    reason_ = std::move(r);
+    MutableRep().reason = std::move(r);
     return *this;
   }
   // For a 410 on a list: a continue token that resumes from the same key at
   // the newest revision (kube-apiserver's "inconsistent continue" offer),
   // sent as the Status's metadata.continue.
-  const std::string& list_continue() const { return list_continue_; }
+  const std::string& list_continue() const {
+    return rep_ ? rep_->list_continue : EmptyString();
+  }
   Status& set_list_continue(std::string c) {
-    list_continue_ = std::move(c);
+    MutableRep().list_continue = std::move(c);
     return *this;
   }
   Status& set_message(std::string m) {
-    message_ = std::move(m);
+    MutableRep().message = std::move(m);
     return *this;
   }
 
   std::string ToString() const;
 
  private:
+  struct Rep {
+    std::string message;
+    std::string reason;
+    std::string list_continue;
+    StatusDetails details;
+  };
+  Rep& MutableRep() {
+    if (!rep_) rep_ = std::make_unique<Rep>();
+    return *rep_;
+  }
+  static const std::string& EmptyString() {
+    static const std::string kEmpty;
+    return kEmpty;
+  }
+  static const StatusDetails& EmptyDetails() {
+    static const StatusDetails kEmpty;
+    return kEmpty;
+  }
+
   StatusCode code_ = StatusCode::kOk;
-  std::string message_;
-  std::string reason_;
-  std::string list_continue_;
-  StatusDetails details_;
+  std::unique_ptr<Rep> rep_;  // null: no message, reason or details
 };
 
 const char* StatusCodeName(StatusCode code);
