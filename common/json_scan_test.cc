@@ -63,6 +63,25 @@ TEST(TopLevelMemberTest, RejectsWhatIsNotAnObjectOrIsCutShort) {
   EXPECT_FALSE(TopLevelMember("{}", "metadata").has_value());
 }
 
+TEST(TopLevelMemberTest, EndsStringsAtTheFirstUnescapedQuote) {
+  // Runs of backslashes before a quote: even ones end the string.
+  for (std::string s :
+       {std::string(R"(\\\\)"), std::string(R"(a\\)"),
+        std::string(R"(\"\\\")"), std::string(R"(\\\\\\)"),
+        std::string(R"(x\\\"\\)"), std::string("")}) {
+    std::string text = R"({"a":")" + s + R"(","b":1})";
+    nlohmann::json parsed = nlohmann::json::parse(text);
+    auto b = TopLevelMember(text, "b");
+    ASSERT_TRUE(b.has_value()) << text;
+    EXPECT_EQ(*b, "1") << text;
+    auto a = TopLevelMember(text, "a");
+    ASSERT_TRUE(a.has_value()) << text;
+    EXPECT_EQ(nlohmann::json::parse(*a), parsed["a"]) << text;
+  }
+  // An escaped quote at the very end: the string never closes.
+  EXPECT_FALSE(TopLevelMember(R"({"a":"x\"})", "a").has_value());
+}
+
 TEST(ForEachTopLevelMemberTest, PassesEveryMemberInOrderUntilTold) {
   std::vector<std::string> seen;
   auto collect = [&](std::string_view k, std::string_view v) {
