@@ -341,5 +341,50 @@ TEST_F(ControllerManagerTest, PacedClusterIsReadyWithoutWaiting) {
   EXPECT_EQ((*p)["status"]["phase"], "Pending");
 }
 
+TEST_F(ControllerManagerTest, HeartbeatsRenewLeasesAndReportStatusOnTime) {
+  ControllerManagerOptions opts;
+  opts.heartbeats = false;  // driven by hand below
+  StartCluster(opts);
+  std::vector<std::string> nodes;
+  for (const auto& n : cm_->cluster().nodes) nodes.push_back(n.name);
+  ASSERT_GE(nodes.size(), 2u);
+  NodeHeartbeats hb(registry_.get(), &clock_, res_, nodes);
+  auto renew_time = [&](const std::string& node) {
+    auto l = registry_->Get(*res_.leases, "kube-node-lease", node);
+    EXPECT_TRUE(l.ok()) << node << ": " << l.status().ToString();
+    return l.ok() ? (*l)["spec"].value("renewTime", "") : "";
+  };
+  auto heartbeat_time = [&](const std::string& node) {
+    auto n = registry_->Get(*res_.nodes, "", node);
+    EXPECT_TRUE(n.ok()) << node;
+    return n.ok()
+               ? (*n)["status"]["conditions"][0].value("lastHeartbeatTime", "")
+               : "";
+  };
+  const TimePoint t0 = clock_.Now();
+  ASSERT_TRUE(hb.Beat().ok());
+  std::vector<std::string> reported;
+  for (const auto& n : nodes) {
+    EXPECT_EQ(renew_time(n), FormatRfc3339Micro(t0)) << n;
+    reported.push_back(heartbeat_time(n));
+  }
+  clock_.Advance(std::chrono::seconds(5));
+  ASSERT_TRUE(hb.Beat().ok());
+  for (const auto& n : nodes) EXPECT_EQ(renew_time(n), FormatRfc3339Micro(t0));
+  clock_.Advance(std::chrono::seconds(5));
+  ASSERT_TRUE(hb.Beat().ok());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    EXPECT_EQ(renew_time(nodes[i]),
+              FormatRfc3339Micro(t0 + std::chrono::seconds(10)));
+    // Status waits for its own, longer period.
+    EXPECT_EQ(heartbeat_time(nodes[i]), reported[i]);
+  }
+  clock_.Advance(std::chrono::seconds(290));
+  ASSERT_TRUE(hb.Beat().ok());
+  for (const auto& n : nodes) {
+    EXPECT_EQ(heartbeat_time(n), FormatRfc3339(t0 + std::chrono::seconds(300)));
+  }
+}
+
 }  // namespace
 }  // namespace kmock::controllers

@@ -55,22 +55,25 @@ void NodeHeartbeats::Stop() {
 Status NodeHeartbeats::Beat() {
   Status first = Status::Ok();
   TimePoint now = clock_->Now();
-  for (const auto& node : nodes_) {
-    if (now >= next_lease_[node]) {
+  next_lease_.resize(nodes_.size());
+  next_status_.resize(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const std::string& node = nodes_[i];
+    if (now >= next_lease_[i]) {
       Status st = RenewLease(node);
       if (st.ok()) {
-        next_lease_[node] = now + options_.lease_renew;
+        next_lease_[i] = now + options_.lease_renew;
       } else if (first.ok()) {
         first = st;
       }
     }
-    if (next_status_[node] == TimePoint{}) {
+    if (next_status_[i] == TimePoint{}) {
       // Bootstrap has just written the status.
-      next_status_[node] = now + options_.status_report;
-    } else if (now >= next_status_[node]) {
+      next_status_[i] = now + options_.status_report;
+    } else if (now >= next_status_[i]) {
       Status st = ReportStatus(node);
       if (st.ok()) {
-        next_status_[node] = now + options_.status_report;
+        next_status_[i] = now + options_.status_report;
       } else if (first.ok()) {
         first = st;
       }

@@ -14,7 +14,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,7 +54,9 @@ class NodeHeartbeats {
   CoreResources res_;
   std::vector<std::string> nodes_;
   HeartbeatOptions options_;
-  std::map<std::string, TimePoint> next_lease_, next_status_;
+  // When each node (same index as nodes_) next renews its lease and
+  // reports status: a poll of 5,000 nodes compares times, nothing more.
+  std::vector<TimePoint> next_lease_, next_status_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
