@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -368,18 +369,38 @@ TEST_F(ControllerManagerTest, HeartbeatsRenewLeasesAndReportStatusOnTime) {
     EXPECT_EQ(renew_time(n), FormatRfc3339Micro(t0)) << n;
     reported.push_back(heartbeat_time(n));
   }
-  clock_.Advance(std::chrono::seconds(5));
-  ASSERT_TRUE(hb.Beat().ok());
-  for (const auto& n : nodes) EXPECT_EQ(renew_time(n), FormatRfc3339Micro(t0));
-  clock_.Advance(std::chrono::seconds(5));
-  ASSERT_TRUE(hb.Beat().ok());
+  // Beat every second for 30 s: each node renews once in its first 10 s,
+  // every 10 s after that, and not all in the same second.
+  std::map<std::string, std::vector<int>> renewed_at;  // seconds after t0
+  std::map<std::string, std::string> last;
+  for (const auto& n : nodes) last[n] = renew_time(n);
+  for (int sec = 1; sec <= 30; ++sec) {
+    clock_.Advance(std::chrono::seconds(1));
+    ASSERT_TRUE(hb.Beat().ok());
+    for (const auto& n : nodes) {
+      std::string t = renew_time(n);
+      if (t == last[n]) continue;
+      EXPECT_EQ(t, FormatRfc3339Micro(t0 + std::chrono::seconds(sec))) << n;
+      renewed_at[n].push_back(sec);
+      last[n] = t;
+    }
+  }
+  std::set<int> first_renewals;
+  for (const auto& n : nodes) {
+    const auto& at = renewed_at[n];
+    ASSERT_EQ(at.size(), 3u) << n;
+    EXPECT_GE(at[0], 1) << n;
+    EXPECT_LE(at[0], 10) << n;
+    EXPECT_EQ(at[1] - at[0], 10) << n;
+    EXPECT_EQ(at[2] - at[1], 10) << n;
+    first_renewals.insert(at[0]);
+  }
+  EXPECT_GT(first_renewals.size(), 1u);
+  // Status waits for its own, longer period.
   for (size_t i = 0; i < nodes.size(); ++i) {
-    EXPECT_EQ(renew_time(nodes[i]),
-              FormatRfc3339Micro(t0 + std::chrono::seconds(10)));
-    // Status waits for its own, longer period.
     EXPECT_EQ(heartbeat_time(nodes[i]), reported[i]);
   }
-  clock_.Advance(std::chrono::seconds(290));
+  clock_.Advance(std::chrono::seconds(270));
   ASSERT_TRUE(hb.Beat().ok());
   for (const auto& n : nodes) {
     EXPECT_EQ(heartbeat_time(n), FormatRfc3339(t0 + std::chrono::seconds(300)));

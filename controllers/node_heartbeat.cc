@@ -55,14 +55,25 @@ void NodeHeartbeats::Stop() {
 Status NodeHeartbeats::Beat() {
   Status first = Status::Ok();
   TimePoint now = clock_->Now();
+  const bool first_beat = next_lease_.size() != nodes_.size();
   next_lease_.resize(nodes_.size());
   next_status_.resize(nodes_.size());
-  for (size_t i = 0; i < nodes_.size(); ++i) {
+  const size_t n = nodes_.size();
+  const auto period =
+      std::chrono::duration_cast<TimePoint::duration>(options_.lease_renew);
+  for (size_t i = 0; i < n; ++i) {
     const std::string& node = nodes_[i];
     if (now >= next_lease_[i]) {
       Status st = RenewLease(node);
       if (st.ok()) {
-        next_lease_[i] = now + options_.lease_renew;
+        // Real kubelets start at different moments, so their renewals are
+        // spread over the period; all at once would be a burst of one
+        // write per node every 10 s. After the first beat, node i renews
+        // (i+1)/n of a period later, then every period.
+        next_lease_[i] =
+            now + (first_beat ? period * static_cast<int64_t>(i + 1) /
+                                    static_cast<int64_t>(n)
+                              : period);
       } else if (first.ok()) {
         first = st;
       }

@@ -1,6 +1,7 @@
 // What every kubelet does for its node besides running pods: renew its
-// Lease in kube-node-lease every 10 s (holderIdentity the node,
-// leaseDurationSeconds 40, renewTime a MicroTime, owned by the Node), and
+// Lease in kube-node-lease every 10 s, the nodes' renewals spread evenly
+// over those 10 s as independently started kubelets' are (holderIdentity the
+// node, leaseDurationSeconds 40, renewTime a MicroTime, owned by the Node), and
 // report node status (the conditions' lastHeartbeatTime) every 5 minutes
 // when nothing changes, as nodeStatusReportFrequency does.
 //
