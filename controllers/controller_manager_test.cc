@@ -400,7 +400,23 @@ TEST_F(ControllerManagerTest, HeartbeatsRenewLeasesAndReportStatusOnTime) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(heartbeat_time(nodes[i]), reported[i]);
   }
-  clock_.Advance(std::chrono::seconds(270));
+  // A late beat renews every node at once; the nodes keep their own
+  // schedules instead of renewing together from then on.
+  clock_.Advance(std::chrono::seconds(10));  // t0 + 40
+  ASSERT_TRUE(hb.Beat().ok());
+  for (const auto& n : nodes) last[n] = renew_time(n);
+  std::set<int> after_late;
+  for (int sec = 41; sec <= 50; ++sec) {
+    clock_.Advance(std::chrono::seconds(1));
+    ASSERT_TRUE(hb.Beat().ok());
+    for (const auto& n : nodes) {
+      std::string t = renew_time(n);
+      if (t != last[n]) after_late.insert(sec);
+      last[n] = t;
+    }
+  }
+  EXPECT_GT(after_late.size(), 1u);
+  clock_.Advance(std::chrono::seconds(250));
   ASSERT_TRUE(hb.Beat().ok());
   for (const auto& n : nodes) {
     EXPECT_EQ(heartbeat_time(n), FormatRfc3339(t0 + std::chrono::seconds(300)));

@@ -69,11 +69,16 @@ Status NodeHeartbeats::Beat() {
         // Real kubelets start at different moments, so their renewals are
         // spread over the period; all at once would be a burst of one
         // write per node every 10 s. After the first beat, node i renews
-        // (i+1)/n of a period later, then every period.
-        next_lease_[i] =
-            now + (first_beat ? period * static_cast<int64_t>(i + 1) /
-                                    static_cast<int64_t>(n)
-                              : period);
+        // (i+1)/n of a period later, then on that phase for good: a late
+        // beat skips the times it missed but keeps the phase (taking a
+        // period from the beat itself would bunch the nodes a slow beat
+        // renewed together, and they would stay bunched).
+        TimePoint next = first_beat
+                             ? now + period * static_cast<int64_t>(i + 1) /
+                                         static_cast<int64_t>(n)
+                             : next_lease_[i] + period;
+        if (next <= now) next += ((now - next) / period + 1) * period;
+        next_lease_[i] = next;
       } else if (first.ok()) {
         first = st;
       }
