@@ -290,8 +290,11 @@ def scale_step(ctx, table, srv, nodes, pods, per_ns, deadline, list_runs,
     ctx.log("scale: %d pods in %.1f s (%.0f/s), server CPU %.0f s" %
             (fill["created"], fill["seconds"], fill["pods_per_second"],
              fill["server_cpu_s"]))
+    # The fake kubelets start every pod the fill created (two status
+    # writes and five events each): at 150,000 pods that outlasts the fill
+    # by minutes, and a LIST made meanwhile measures the contention.
     settle_s = srv.settle(quiet_cpu_s=idle_cpu + 0.05,
-                          timeout_s=1 if ctx.quick else 120)
+                          timeout_s=1 if ctx.quick else 900)
     rss, hwm = srv.memory_mb()
     raw["fill"] = fill
     raw["settle_s"] = settle_s
