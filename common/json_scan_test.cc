@@ -66,9 +66,8 @@ TEST(TopLevelMemberTest, RejectsWhatIsNotAnObjectOrIsCutShort) {
 TEST(TopLevelMemberTest, EndsStringsAtTheFirstUnescapedQuote) {
   // Runs of backslashes before a quote: even ones end the string.
   for (std::string s :
-       {std::string(R"(\\\\)"), std::string(R"(a\\)"),
-        std::string(R"(\"\\\")"), std::string(R"(\\\\\\)"),
-        std::string(R"(x\\\"\\)"), std::string("")}) {
+       {std::string(R"(\\\\)"), std::string(R"(a\\)"), std::string(R"(\"\\\")"),
+        std::string(R"(\\\\\\)"), std::string(R"(x\\\"\\)"), std::string("")}) {
     std::string text = R"({"a":")" + s + R"(","b":1})";
     nlohmann::json parsed = nlohmann::json::parse(text);
     auto b = TopLevelMember(text, "b");
