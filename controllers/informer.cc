@@ -105,16 +105,19 @@ ObjectPtr Informer::TreeLocked(const Entry& e) {
   return e.seen.lock();
 }
 
+ObjectPtr Informer::TouchLocked(Entry& e) const {
+  if (e.hot) {
+    lru_.splice(lru_.begin(), lru_, e.lru);
+    return e.hot;
+  }
+  return e.seen.lock();
+}
+
 void Informer::TakeLocked(std::string_view key, Entry& e,
                           std::vector<ObjectPtr>* out,
                           std::vector<ColdRead>* cold) const {
-  if (e.hot) {
-    lru_.splice(lru_.begin(), lru_, e.lru);
-    out->push_back(e.hot);
-    return;
-  }
-  if (ObjectPtr held = e.seen.lock()) {
-    out->push_back(std::move(held));
+  if (ObjectPtr tree = TouchLocked(e)) {
+    out->push_back(std::move(tree));
     return;
   }
   if (!e.compact) return;
@@ -155,6 +158,8 @@ ObjectPtr Informer::Resolve(const std::string& key) const {
     std::lock_guard<std::mutex> l(mu_);
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
+    // The usual case, a tree at hand, without the vectors of a bulk read.
+    if (ObjectPtr tree = TouchLocked(it->second)) return tree;
     TakeLocked(it->first, it->second, &out, &cold);
   }
   FinishCold(&out, std::move(cold));

@@ -133,6 +133,9 @@ class Informer {
 
   // The entry's tree if it is at hand (hot, or still held by a reader).
   static ObjectPtr TreeLocked(const Entry& e);
+  // The entry's tree if it is at hand, marked most recently used; else
+  // null. REQUIRES: mu_ held.
+  ObjectPtr TouchLocked(Entry& e) const;
   // Appends the entry's tree to out if it is at hand, else a null slot
   // and a ColdRead for FinishCold. REQUIRES: mu_ held.
   void TakeLocked(std::string_view key, Entry& e, std::vector<ObjectPtr>* out,
