@@ -24,6 +24,15 @@
 #include "server/api_server.h"
 #include "store/storage.h"
 
+#if defined(KMOCK_JEMALLOC)
+// jemalloc reads this at its first allocation. Two arenas for two cores'
+// worth of threads and thread caches for small sizes only keep the idle
+// server's metadata small (each of its ~45 threads has a cache); freed
+// pages go back to the system after two quiet seconds.
+extern "C" const char* malloc_conf;
+const char* malloc_conf = "narenas:2,tcache_max:2048,dirty_decay_ms:2000";
+#endif
+
 namespace kmock {
 namespace {
 

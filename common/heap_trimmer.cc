@@ -6,7 +6,16 @@
 
 namespace kmock {
 
+// jemalloc's control interface when the program links it (the server
+// does), else null.
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp,
+                       void* newp, size_t newlen) __attribute__((weak));
+
 bool HeapTrimmer::TrimNow() {
+  if (mallctl != nullptr) {
+    // Every arena (MALLCTL_ARENAS_ALL) returns its unused dirty pages.
+    return mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0) == 0;
+  }
 #if defined(__GLIBC__)
   return malloc_trim(0) == 1;
 #else

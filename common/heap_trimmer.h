@@ -3,8 +3,9 @@
 // glibc keeps what a burst of allocations freed in its arenas for reuse:
 // after a 5,000-node cluster's bootstrap, 540 MB of the process's 850 MB
 // resident was free heap nobody would ask for again (the bootstrap's
-// objects, informer objects gone cold). malloc_trim(0) returns those pages;
-// HeapTrimmer calls it once when asked and then on a fixed interval, from
+// objects, informer objects gone cold). malloc_trim(0) returns those pages,
+// and where jemalloc is linked (the server), a purge of every arena does;
+// HeapTrimmer does it once when asked and then on a fixed interval, from
 // its own thread, so no request waits for it.
 //
 // Thread safety: Start and Stop from one thread; TrimNow from any.
