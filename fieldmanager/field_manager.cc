@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "common/json_view.h"
@@ -242,6 +243,112 @@ std::vector<Path> DefaultResetFields(std::string_view subresource,
   return {};
 }
 
+namespace {
+
+// The exact path of metadata.managedFields.
+const FieldSet& ManagedFieldsPath() {
+  static const FieldSet* kSet = [] {
+    auto* s = new FieldSet();
+    s->Insert({"f:metadata", "f:managedFields"});
+    return s;
+  }();
+  return *kSet;
+}
+
+ManagedEntry SelfEntry(const ManagerInfo& m) {
+  return ManagedEntry{
+      m.manager, "Update", m.api_version, m.subresource, FormatRfc3339(m.time),
+      {}};
+}
+
+// What an Update does to the managers' entries: the others lose what
+// changed or went away, the writer gains `mine`.
+struct UpdateSets {
+  FieldSet changed, removed, mine;
+};
+
+UpdateSets SetsOf(const Comparison& c, const FieldSet& reset) {
+  UpdateSets u;
+  u.changed = c.modified.Union(c.added).RecursiveDifference(reset);
+  // Reset fields limit what this writer may take, not what others own: a
+  // status write must not take spec ownership from the spec's appliers.
+  u.removed = c.removed.RecursiveDifference(reset);
+  u.mine = Filter(u.changed, reset);
+  return u;
+}
+
+// The managedFields list after an Update, starting from the entries stored
+// with the old object: an entry the write does not touch is kept as
+// stored, without decoding and encoding its fields again (a status write
+// leaves the spec's managers alone). nullopt where the general path must
+// run: an entry it cannot read, or more Update managers than are kept.
+std::optional<json> UpdateStoredEntries(const json& stored, const UpdateSets& u,
+                                        const ManagerInfo& m) {
+  // An empty list: the object is untracked, as the general path keeps it.
+  if (!stored.is_array() || stored.empty()) return std::nullopt;
+  struct Kept {
+    ManagedEntry entry;
+    const json* as_stored;  // null: encode entry.fields
+  };
+  std::vector<Kept> kept;
+  kept.reserve(stored.size() + 1);
+  const ManagedEntry self = SelfEntry(m);
+  bool self_seen = false;
+  for (const json& j : stored) {
+    ManagedEntry e;
+    if (!DecodeEntryIdentity(j, &e)) return std::nullopt;
+    const json& fields_v1 = j["fieldsV1"];
+    const bool is_self = !u.mine.empty() && e.SameIdentity(self);
+    if (!is_self && !u.changed.SharesMemberWith(fields_v1) &&
+        !u.removed.SharesMemberWith(fields_v1)) {
+      if (!fields_v1.empty()) kept.push_back({std::move(e), &j});
+      continue;
+    }
+    auto fields = FieldSet::FromFieldsV1(fields_v1);
+    if (!fields.ok()) return std::nullopt;
+    e.fields = fields->Difference(u.changed).Difference(u.removed);
+    if (is_self) {
+      e.fields = e.fields.Union(u.mine);
+      e.time = self.time;
+      self_seen = true;
+    }
+    if (!e.fields.empty()) kept.push_back({std::move(e), nullptr});
+  }
+  if (!self_seen && !u.mine.empty()) {
+    kept.push_back({self, nullptr});
+    kept.back().entry.fields = u.mine;
+  }
+  const size_t updates =
+      std::count_if(kept.begin(), kept.end(),
+                    [](const Kept& k) { return k.entry.operation != "Apply"; });
+  if (updates > kMaxUpdateManagers) return std::nullopt;
+  std::stable_sort(kept.begin(), kept.end(), [](const Kept& a, const Kept& b) {
+    return StoredBefore(a.entry, b.entry);
+  });
+  json list = json::array();
+  for (const Kept& k : kept) {
+    list.push_back(
+        k.as_stored != nullptr
+            ? *k.as_stored
+            : EncodeManagedEntry(k.entry, k.entry.fields.ToFieldsV1()));
+  }
+  return list;
+}
+
+// Sets metadata.managedFields to list (removes it when empty).
+void SetManagedFieldsList(json& obj, json list) {
+  if (!obj.is_object()) return;
+  auto md = obj.find("metadata");
+  if (md != obj.end() && !md->is_object()) return;
+  if (list.empty()) {
+    if (md != obj.end()) md->erase("managedFields");
+    return;
+  }
+  obj["metadata"]["managedFields"] = std::move(list);
+}
+
+}  // namespace
+
 Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
                                  const ManagerInfo& m,
                                  const TypeResolver& resolver,
@@ -250,18 +357,34 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   const bool create = old_obj.is_null();
   const TypeNode rt = TypeNode::ForType(&resolver, root);
   const FieldSet reset = ResetSet(m.reset_fields);
+  const json* stored = create ? nullptr : ManagedFieldsOf(old_obj);
+  const json* sent = ManagedFieldsOf(new_obj);
+  const bool from_stored = !m.subresource.empty() || sent == nullptr;
+
+  // The common write (a controller's or kubelet's update that sends the
+  // stored entries back, or none, or a status write): the old object is
+  // compared as it is, its managedFields left out of what was removed.
+  if (stored != nullptr && (from_stored || *sent == *stored)) {
+    new_obj = WithoutManagedFields(std::move(new_obj));
+    Comparison c = Compare(old_obj, new_obj, rt);
+    c.removed = c.removed.Difference(ManagedFieldsPath());
+    UpdateSets u = SetsOf(c, reset);
+    if (auto list = UpdateStoredEntries(*stored, u, m)) {
+      SetManagedFieldsList(new_obj, std::move(*list));
+      return new_obj;
+    }
+  }
 
   // Where the managers start from.
   std::vector<ManagedEntry> entries;
-  const json* sent = ManagedFieldsOf(new_obj);
-  if (!m.subresource.empty() || sent == nullptr) {
-    entries = DecodeOrEmpty(create ? nullptr : ManagedFieldsOf(old_obj));
+  if (from_stored) {
+    entries = DecodeOrEmpty(stored);
   } else if (!IsResetManagedFields(*sent)) {
     auto decoded = DecodeManagedFields(*sent);
     if (decoded.ok() && !decoded->empty()) {
       entries = std::move(decoded).value();
     } else {
-      entries = DecodeOrEmpty(create ? nullptr : ManagedFieldsOf(old_obj));
+      entries = DecodeOrEmpty(stored);
     }
   }
   new_obj = WithoutManagedFields(std::move(new_obj));
@@ -270,30 +393,20 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
 
   const json old_view =
       create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
-  Comparison c = Compare(old_view, new_obj, rt);
-  FieldSet changed = c.modified.Union(c.added).RecursiveDifference(reset);
-  FieldSet removed = c.removed.RecursiveDifference(reset);
-  // Reset fields limit what this writer may take, not what others own: a
-  // status write must not take spec ownership from the spec's appliers.
+  const UpdateSets u = SetsOf(Compare(old_view, new_obj, rt), reset);
   for (ManagedEntry& e : entries) {
-    e.fields = e.fields.Difference(changed).Difference(removed);
+    e.fields = e.fields.Difference(u.changed).Difference(u.removed);
   }
-  FieldSet mine = Filter(changed, reset);
-  if (!mine.empty()) {
-    ManagedEntry self{m.manager,
-                      "Update",
-                      m.api_version,
-                      m.subresource,
-                      FormatRfc3339(m.time),
-                      {}};
+  if (!u.mine.empty()) {
+    ManagedEntry self = SelfEntry(m);
     auto it = std::find_if(
         entries.begin(), entries.end(),
         [&](const ManagedEntry& e) { return e.SameIdentity(self); });
     if (it == entries.end()) {
-      self.fields = mine;
+      self.fields = u.mine;
       entries.push_back(std::move(self));
     } else {
-      it->fields = it->fields.Union(mine);
+      it->fields = it->fields.Union(u.mine);
       it->time = self.time;
     }
   }

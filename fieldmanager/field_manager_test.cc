@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/clock.h"
 
 namespace kmock::fieldmanager {
@@ -450,6 +452,82 @@ TEST(UpdateManagedFieldsTest, StatusWriteKeepsTheSpecAppliersEntry) {
   EXPECT_EQ(mf[1]["subresource"], "status");
   EXPECT_EQ(mf[1]["fieldsV1"],
             json::parse(R"({"f:status":{"f:replicas":{}}})"));
+}
+
+// An update that sends the stored entries back (or none, or writes status)
+// keeps the entries it does not touch as stored; sending the same entries
+// in another order takes the general path, which decodes every entry. Both
+// must give the same list for every kind of change.
+TEST(UpdateManagedFieldsTest, StoredEntriesPathMatchesGeneralPath) {
+  auto created =
+      UpdateManagedFields(nullptr, NginxDeployment(),
+                          Updater("kubectl-create", 0), S(), DeploymentType());
+  ASSERT_TRUE(created.ok());
+  json scaled = *created;
+  scaled["spec"]["replicas"] = 3;
+  scaled["metadata"]["annotations"] = {{"note", "x"}};
+  auto two = UpdateManagedFields(*created, scaled, Updater("kubectl-scale", 60),
+                                 S(), DeploymentType());
+  ASSERT_TRUE(two.ok());
+  json old = *two;
+  old["status"] = {{"replicas", 3}};
+  ASSERT_EQ(old["metadata"]["managedFields"].size(), 2u);
+
+  using Change = void (*)(json&);
+  const std::vector<std::pair<const char*, Change>> changes = {
+      {"nothing", [](json&) {}},
+      {"a field no one owns", [](json& o) { o["spec"]["paused"] = true; }},
+      {"a field another manager owns",
+       [](json& o) { o["spec"]["replicas"] = 5; }},
+      {"a field the writer owns",
+       [](json& o) { o["metadata"]["annotations"]["note"] = "y"; }},
+      {"removing another manager's field",
+       [](json& o) { o["spec"].erase("revisionHistoryLimit"); }},
+      {"removing every field of a manager",
+       [](json& o) {
+         o["spec"]["replicas"] = 1;
+         o["metadata"].erase("annotations");
+       }},
+      {"a list item",
+       [](json& o) {
+         o["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2";
+       }},
+  };
+  for (const auto& [what, change] : changes) {
+    for (const char* writer : {"kubectl-scale", "kubectl-edit"}) {
+      json next = old;
+      change(next);
+      auto stored_path = UpdateManagedFields(old, next, Updater(writer, 120),
+                                             S(), DeploymentType());
+      json& sent = next["metadata"]["managedFields"];
+      std::reverse(sent.begin(), sent.end());
+      auto general_path = UpdateManagedFields(old, next, Updater(writer, 120),
+                                              S(), DeploymentType());
+      ASSERT_TRUE(stored_path.ok() && general_path.ok()) << what;
+      EXPECT_EQ((*stored_path)["metadata"]["managedFields"],
+                (*general_path)["metadata"]["managedFields"])
+          << what << " by " << writer;
+      EXPECT_EQ(*stored_path, *general_path) << what << " by " << writer;
+    }
+  }
+  // A status write (the stored entries, spec reset), by a new manager and
+  // by one already there.
+  for (const char* writer : {"kube-controller-manager", "kubectl-scale"}) {
+    json next = old;
+    next["status"]["replicas"] = 4;
+    next["spec"]["replicas"] = 9;  // ignored by the status strategy's reset
+    ManagerInfo m = Updater(writer, 120);
+    m.subresource = "status";
+    m.reset_fields = DefaultResetFields("status", true);
+    auto r = UpdateManagedFields(old, next, m, S(), DeploymentType());
+    ASSERT_TRUE(r.ok());
+    const json& mf = (*r)["metadata"]["managedFields"];
+    ASSERT_EQ(mf.size(), 3u) << mf.dump();
+    EXPECT_EQ(mf[0], old["metadata"]["managedFields"][0]);
+    EXPECT_EQ(mf[2]["subresource"], "status");
+    EXPECT_EQ(mf[2]["fieldsV1"],
+              json::parse(R"({"f:status":{"f:replicas":{}}})"));
+  }
 }
 
 // A hostile apply body nested a million levels deep used to overflow the

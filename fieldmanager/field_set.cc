@@ -199,6 +199,18 @@ Status FieldSet::ParseInto(const json& j, FieldSet* node) {
   return Status::Ok();
 }
 
+bool FieldSet::SharesMemberWith(const json& fields) const {
+  if (!fields.is_object()) return false;
+  for (const auto& [pe, child] : children_) {
+    auto it = fields.find(pe);
+    if (it == fields.end() || !it->is_object()) continue;
+    // As ParseInto reads it: a leaf, or a node with ".", is a member.
+    if (child.member_ && (it->empty() || it->contains("."))) return true;
+    if (!child.children_.empty() && child.SharesMemberWith(*it)) return true;
+  }
+  return false;
+}
+
 Result<FieldSet> FieldSet::FromFieldsV1(const json& fields) {
   FieldSet out;
   if (fields.is_null()) return out;

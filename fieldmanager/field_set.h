@@ -49,6 +49,9 @@ class FieldSet {
   // The fieldsV1 JSON: {"f:spec":{"f:replicas":{}}}.
   nlohmann::json ToFieldsV1() const;
   static Result<FieldSet> FromFieldsV1(const nlohmann::json& fields);
+  // Whether a member of this set is also a member of the set the fieldsV1
+  // `fields` holds, read in place (what Difference would take from it).
+  bool SharesMemberWith(const nlohmann::json& fields) const;
 
   // Navigation for typed walks: the subtree under element pe (nullptr if
   // none) and whether pe is itself a member here.

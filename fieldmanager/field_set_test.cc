@@ -54,6 +54,35 @@ TEST(FieldSetTest, IteratesMembersBeforeSubtrees) {
   EXPECT_EQ(paths[0], (Path{"f:spec", "f:replicas"}));
 }
 
+// SharesMemberWith reads stored fieldsV1 in place and must agree with
+// decoding it and intersecting.
+TEST(FieldSetTest, SharesMemberWithAgreesWithIntersection) {
+  const json stored = json::parse(R"({"f:metadata":{"f:labels":{".":{},
+    "f:app":{}}},"f:spec":{"f:replicas":{},"f:template":{"f:spec":{}}}})");
+  auto decoded = FieldSet::FromFieldsV1(stored);
+  ASSERT_TRUE(decoded.ok());
+  const std::vector<Path> probes = {
+      {"f:spec", "f:replicas"},            // a leaf member
+      {"f:metadata", "f:labels"},          // a member with children (".")
+      {"f:metadata", "f:labels", "f:x"},   // under a member, not one
+      {"f:metadata"},                      // a node that is not a member
+      {"f:spec", "f:template", "f:spec"},  // an empty leaf
+      {"f:spec", "f:paused"},              // absent
+      {"f:status"},                        // absent subtree
+  };
+  for (const Path& p : probes) {
+    FieldSet s;
+    s.Insert(p);
+    EXPECT_EQ(s.SharesMemberWith(stored), !s.Intersection(*decoded).empty())
+        << PathString(p);
+  }
+  FieldSet none;
+  EXPECT_FALSE(none.SharesMemberWith(stored));
+  FieldSet some;
+  some.Insert({"f:spec", "f:replicas"});
+  EXPECT_FALSE(some.SharesMemberWith(json()));
+}
+
 TEST(FieldSetTest, PathStrings) {
   EXPECT_EQ(PathString({"f:spec", "f:containers", "k:{\"name\":\"nginx\"}",
                         "f:image"}),

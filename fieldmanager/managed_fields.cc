@@ -93,34 +93,55 @@ int64_t Seconds(const std::string& t) {
 
 }  // namespace
 
+bool StoredBefore(const ManagedEntry& p, const ManagedEntry& q) {
+  if (p.operation != q.operation) return p.operation < q.operation;
+  int64_t ps = Seconds(p.time), qs = Seconds(q.time);
+  if (ps != qs) return ps < qs;
+  if (p.manager != q.manager) return p.manager < q.manager;
+  if (p.api_version != q.api_version) return p.api_version < q.api_version;
+  return p.subresource < q.subresource;
+}
+
+json EncodeManagedEntry(const ManagedEntry& e, json fields_v1) {
+  json j = json::object();
+  if (!e.manager.empty()) j["manager"] = e.manager;
+  if (!e.operation.empty()) j["operation"] = e.operation;
+  if (!e.api_version.empty()) j["apiVersion"] = e.api_version;
+  if (!e.time.empty()) j["time"] = e.time;
+  j["fieldsType"] = "FieldsV1";
+  j["fieldsV1"] = std::move(fields_v1);
+  if (!e.subresource.empty()) j["subresource"] = e.subresource;
+  return j;
+}
+
+bool DecodeEntryIdentity(const json& j, ManagedEntry* out) {
+  if (!j.is_object()) return false;
+  auto str = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>()
+                                            : std::string();
+  };
+  auto fields = j.find("fieldsV1");
+  if (str("fieldsType") != "FieldsV1" || fields == j.end() ||
+      !fields->is_object())
+    return false;
+  out->manager = str("manager");
+  out->operation = str("operation");
+  out->api_version = str("apiVersion");
+  out->subresource = str("subresource");
+  out->time = str("time");
+  return true;
+}
+
 json EncodeManagedFields(std::vector<ManagedEntry> entries) {
   entries.erase(
       std::remove_if(entries.begin(), entries.end(),
                      [](const ManagedEntry& e) { return e.fields.empty(); }),
       entries.end());
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const ManagedEntry& p, const ManagedEntry& q) {
-                     if (p.operation != q.operation)
-                       return p.operation < q.operation;
-                     int64_t ps = Seconds(p.time), qs = Seconds(q.time);
-                     if (ps != qs) return ps < qs;
-                     if (p.manager != q.manager) return p.manager < q.manager;
-                     if (p.api_version != q.api_version)
-                       return p.api_version < q.api_version;
-                     return p.subresource < q.subresource;
-                   });
+  std::stable_sort(entries.begin(), entries.end(), StoredBefore);
   json out = json::array();
-  for (const ManagedEntry& e : entries) {
-    json j = json::object();
-    if (!e.manager.empty()) j["manager"] = e.manager;
-    if (!e.operation.empty()) j["operation"] = e.operation;
-    if (!e.api_version.empty()) j["apiVersion"] = e.api_version;
-    if (!e.time.empty()) j["time"] = e.time;
-    j["fieldsType"] = "FieldsV1";
-    j["fieldsV1"] = e.fields.ToFieldsV1();
-    if (!e.subresource.empty()) j["subresource"] = e.subresource;
-    out.push_back(std::move(j));
-  }
+  for (const ManagedEntry& e : entries)
+    out.push_back(EncodeManagedEntry(e, e.fields.ToFieldsV1()));
   return out;
 }
 

@@ -38,6 +38,15 @@ struct ManagedEntry {
   std::string Printed() const;
 };
 
+// Whether a comes before b in the stored list.
+bool StoredBefore(const ManagedEntry& a, const ManagedEntry& b);
+// One entry as stored, its fieldsV1 given.
+nlohmann::json EncodeManagedEntry(const ManagedEntry& e,
+                                  nlohmann::json fields_v1);
+// The identity and time of a stored entry (fields left empty), or false
+// when it is not an object with fieldsType FieldsV1 and a fieldsV1 object.
+bool DecodeEntryIdentity(const nlohmann::json& entry, ManagedEntry* out);
+
 // Decodes metadata.managedFields (null or missing: no entries).
 Result<std::vector<ManagedEntry>> DecodeManagedFields(
     const nlohmann::json& list);
