@@ -58,7 +58,7 @@ Result<ListCursor> ListCursor::Open(store::Storage* storage,
 
 Result<bool> ListCursor::Next(
     size_t chunk,
-    const std::function<Result<bool>(const store::KeyValue&)>& visit) {
+    const std::function<Result<bool>(const store::KeyValueView&)>& visit) {
   if (done_) return false;
   store::ListOptions lo;
   lo.prefix = prefix_;
@@ -76,7 +76,25 @@ Result<bool> ListCursor::Next(
     lo.limit = want;
     lo.count_remaining = false;
   }
-  auto page = storage_->List(lo);
+  // Items read past the limit are not visited; they count as remaining.
+  int64_t unvisited = 0;
+  Status visit_error;  // the visit's own error, returned as it is
+  auto page = storage_->Scan(lo, [&](const store::KeyValueView& kv) -> Status {
+    if (limit_ > 0 && count_ >= limit_) {
+      ++unvisited;
+      return Status::Ok();
+    }
+    Result<bool> matched = visit(kv);
+    if (!matched.ok()) {
+      visit_error = matched.status();
+      return visit_error;
+    }
+    if (*matched) ++count_;
+    next_key_.assign(kv.key);
+    next_key_.push_back('\0');
+    return Status::Ok();
+  });
+  if (!visit_error.ok()) return visit_error;
   if (!page.ok()) {
     if (page.status().code() == StatusCode::kCompacted) {
       if (continuing_)
@@ -90,17 +108,9 @@ Result<bool> ListCursor::Next(
   }
   list_rev_ = page->revision;
   read_rev_ = list_rev_;  // every further chunk reads the same revision
-  size_t i = 0;
-  for (; i < page->items.size(); ++i) {
-    if (limit_ > 0 && count_ >= limit_) break;
-    const store::KeyValue& kv = page->items[i];
-    KMOCK_ASSIGN_OR_RETURN(bool matched, visit(kv));
-    if (matched) ++count_;
-    next_key_ = kv.key + '\0';
-  }
   if (limit_ > 0 && count_ >= limit_) {
-    more_ = i < page->items.size() || page->more;
-    remaining_ = static_cast<int64_t>(page->items.size() - i) + page->remaining;
+    more_ = unvisited > 0 || page->more;
+    remaining_ = unvisited + page->remaining;
     done_ = true;
     return false;
   }

@@ -41,11 +41,13 @@ class ListCursor {
 
   // Reads up to `chunk` more keys (fewer when the limit is near) and calls
   // visit for each, which says whether the item matched (and was taken).
-  // Returns whether keys may remain: false once the list is complete or
-  // its limit reached. An error from visit ends the walk with that error.
+  // The item's key and value are views into the store's buffers, valid
+  // during the call. Returns whether keys may remain: false once the list
+  // is complete or its limit reached. An error from visit ends the walk
+  // with that error.
   Result<bool> Next(
       size_t chunk,
-      const std::function<Result<bool>(const store::KeyValue&)>& visit);
+      const std::function<Result<bool>(const store::KeyValueView&)>& visit);
 
   // The list's revision (known after the first Next).
   int64_t revision() const { return list_rev_; }

@@ -5,12 +5,12 @@
 namespace kmock::registry {
 
 Result<bool> ListJsonWriter::Next(std::string* out, size_t chunk) {
-  return cursor_.Next(chunk, [this, out](const store::KeyValue& kv) {
+  return cursor_.Next(chunk, [this, out](const store::KeyValueView& kv) {
     return AppendItem(kv, out);
   });
 }
 
-Result<bool> ListJsonWriter::AppendItem(const store::KeyValue& kv,
+Result<bool> ListJsonWriter::AppendItem(const store::KeyValueView& kv,
                                         std::string* out) {
   const Filter& filter = cursor_.filter();
   const size_t size_before = out->size();

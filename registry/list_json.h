@@ -41,7 +41,7 @@ class ListJsonWriter {
 
  private:
   // Appends kv as a list item if it matches; returns whether it did.
-  Result<bool> AppendItem(const store::KeyValue& kv, std::string* out);
+  Result<bool> AppendItem(const store::KeyValueView& kv, std::string* out);
 
   ListCursor cursor_;
   const api::ResourceInfo& res_;

@@ -202,7 +202,7 @@ Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
                          ListCursor::Open(storage_, res, ns, opts));
   const bool metadata_view = opts.metadata_only && opts.field_selector.empty();
   ServedList list;
-  auto visit = [&](const store::KeyValue& kv) -> Result<bool> {
+  auto visit = [&](const store::KeyValueView& kv) -> Result<bool> {
     // Small lists (kubectl get) are remembered for the next reader; the
     // items of a large one would only push out what watchers need.
     KMOCK_ASSIGN_OR_RETURN(

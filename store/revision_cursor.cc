@@ -124,10 +124,10 @@ Status RevisionCursor::Next() {
   return Settle();
 }
 
-Status RevisionCursor::Read(format::Record* out) const {
+Status RevisionCursor::Read(format::RecordView* out) const {
   std::string_view record =
       from_current_ ? View(current_it_->value()) : history_record_;
-  if (!format::DecodeRecord(record, out)) {
+  if (!format::DecodeRecordView(record, out)) {
     return InternalError(std::string("corrupt record in ") +
                          (from_current_ ? "current" : "history"));
   }

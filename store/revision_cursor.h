@@ -59,8 +59,9 @@ class RevisionCursor {
   bool Valid() const { return valid_; }
   // REQUIRES: Valid(). Valid until the next call to Next.
   std::string_view key() const { return key_; }
-  // The key's state at the revision. REQUIRES: Valid().
-  Status Read(format::Record* out) const;
+  // The key's state at the revision, its value pointing into the cursor's
+  // buffers (valid until Next). REQUIRES: Valid().
+  Status Read(format::RecordView* out) const;
   // Moves to the next key that exists at the revision. REQUIRES: Valid().
   Status Next();
 

@@ -68,7 +68,7 @@ std::string EncodeRecord(const Record& r) {
   return out;
 }
 
-bool DecodeRecord(std::string_view data, Record* out) {
+bool DecodeRecordView(std::string_view data, RecordView* out) {
   if (data.size() < 2 || data[0] != kFormatV1) return false;
   out->tombstone = (data[1] & kRecordTombstone) != 0;
   data.remove_prefix(2);
@@ -77,7 +77,18 @@ bool DecodeRecord(std::string_view data, Record* out) {
       !GetVarintRevision(&data, &out->version)) {
     return false;
   }
-  out->value.assign(data.data(), data.size());
+  out->value = data;
+  return true;
+}
+
+bool DecodeRecord(std::string_view data, Record* out) {
+  RecordView v;
+  if (!DecodeRecordView(data, &v)) return false;
+  out->tombstone = v.tombstone;
+  out->create_revision = v.create_revision;
+  out->mod_revision = v.mod_revision;
+  out->version = v.version;
+  out->value.assign(v.value.data(), v.value.size());
   return true;
 }
 

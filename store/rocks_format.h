@@ -81,6 +81,15 @@ inline constexpr char kRecordTombstone = 1;
 
 std::string EncodeRecord(const Record& r);
 bool DecodeRecord(std::string_view data, Record* out);
+// A record decoded in place: `value` points into `data`.
+struct RecordView {
+  std::string_view value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+  int64_t version = 0;
+  bool tombstone = false;
+};
+bool DecodeRecordView(std::string_view data, RecordView* out);
 // Whether an encoded record is a tombstone, without decoding it.
 bool IsTombstone(std::string_view data);
 

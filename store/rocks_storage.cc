@@ -266,6 +266,27 @@ Result<KeyValue> RocksStorage::Get(const std::string& key) {
 }
 
 Result<ListResult> RocksStorage::List(const ListOptions& options) {
+  ListResult out;
+  KMOCK_ASSIGN_OR_RETURN(ScanResult r,
+                         Scan(options, [&out](const KeyValueView& kv) {
+                           KeyValue copy;
+                           copy.key.assign(kv.key.data(), kv.key.size());
+                           copy.value.assign(kv.value.data(), kv.value.size());
+                           copy.create_revision = kv.create_revision;
+                           copy.mod_revision = kv.mod_revision;
+                           copy.version = kv.version;
+                           out.items.push_back(std::move(copy));
+                           return Status::Ok();
+                         }));
+  out.revision = r.revision;
+  out.more = r.more;
+  out.remaining = r.remaining;
+  return out;
+}
+
+Result<ScanResult> RocksStorage::Scan(
+    const ListOptions& options,
+    const std::function<Status(const KeyValueView&)>& visit) {
   if (!options.start_key.empty() &&
       !options.start_key.starts_with(options.prefix)) {
     return BadRequestError("start key must start with the prefix");
@@ -288,14 +309,22 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
   KMOCK_ASSIGN_OR_RETURN(
       auto cursor,
       RevisionCursor::Open(view, options.prefix, options.start_key, revision));
-  ListResult out;
+  ScanResult out;
   out.revision = revision;
-  while (cursor->Valid() &&
-         (options.limit <= 0 ||
-          static_cast<int64_t>(out.items.size()) < options.limit)) {
-    format::Record r;
+  int64_t items = 0;
+  std::string last_key;
+  while (cursor->Valid() && (options.limit <= 0 || items < options.limit)) {
+    format::RecordView r;
     KMOCK_RETURN_IF_ERROR(cursor->Read(&r));
-    out.items.push_back(ToKeyValue(cursor->key(), std::move(r)));
+    KeyValueView kv;
+    kv.key = cursor->key();
+    kv.value = r.value;
+    kv.create_revision = r.create_revision;
+    kv.mod_revision = r.mod_revision;
+    kv.version = r.version;
+    KMOCK_RETURN_IF_ERROR(visit(kv));
+    ++items;
+    if (options.count_remaining) last_key.assign(kv.key);
     KMOCK_RETURN_IF_ERROR(cursor->Next());
   }
   if (!cursor->Valid()) return out;
@@ -306,7 +335,6 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
   // from the previous page of the same walk.
   std::optional<int64_t> after_start =
       CountCache().CountFrom(this, options.prefix, revision, options.start_key);
-  int64_t items = static_cast<int64_t>(out.items.size());
   if (after_start.has_value() && *after_start > items) {
     out.remaining = *after_start - items;
   } else {
@@ -315,8 +343,7 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
       KMOCK_RETURN_IF_ERROR(cursor->Next());
     }
   }
-  CountCache().Put(this, options.prefix, revision, out.items.back().key,
-                   out.remaining);
+  CountCache().Put(this, options.prefix, revision, last_key, out.remaining);
   return out;
 }
 

@@ -57,6 +57,9 @@ class RocksStorage final : public Storage {
   // Implementations of the Storage interface.
   Result<KeyValue> Get(const std::string& key) override;
   Result<ListResult> List(const ListOptions& options) override;
+  Result<ScanResult> Scan(
+      const ListOptions& options,
+      const std::function<Status(const KeyValueView&)>& visit) override;
   Result<KeyValue> Create(const std::string& key, std::string value) override;
   Result<KeyValue> Update(const std::string& key, std::string value,
                           int64_t expected_mod_revision) override;

@@ -41,6 +41,16 @@ struct KeyValue {
   int64_t version = 0;  // number of writes since creation (1 after create)
 };
 
+// A key's state as Scan hands it over: views into the store's read
+// buffers, valid only during the visit.
+struct KeyValueView {
+  std::string_view key;
+  std::string_view value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+  int64_t version = 0;
+};
+
 struct Event {
   enum class Type { kPut, kDelete };
   Type type = Type::kPut;
@@ -79,6 +89,13 @@ struct ListResult {
   bool more = false;      // more keys after the last item (limit hit)
   int64_t remaining = 0;  // how many keys remain after the last item
                           // (0 unless ListOptions::count_remaining)
+};
+
+// What Scan returns besides the items it visited: as ListResult.
+struct ScanResult {
+  int64_t revision = 0;
+  bool more = false;
+  int64_t remaining = 0;
 };
 
 // A stream of events for keys under a prefix.
@@ -137,6 +154,13 @@ class Storage {
 
   virtual Result<KeyValue> Get(const std::string& key) = 0;
   virtual Result<ListResult> List(const ListOptions& options) = 0;
+  // List without copying the items: each is handed to visit, in key
+  // order, as views valid during the call (a LIST of 150,000 pods streams
+  // its values from the store's buffers into the response). An error from
+  // visit ends the scan and is returned. visit must not call the store.
+  virtual Result<ScanResult> Scan(
+      const ListOptions& options,
+      const std::function<Status(const KeyValueView&)>& visit) = 0;
 
   // Creates key only if it is absent. Returns the stored KeyValue.
   virtual Result<KeyValue> Create(const std::string& key,

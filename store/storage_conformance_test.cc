@@ -207,6 +207,57 @@ TEST_P(StorageConformanceTest, StartKeyEndingInNulSkipsThatKeyAtOldRevisions) {
             "/p/b=1@2 /p/c=1@3 @rev=4 more=1");
 }
 
+// Scan hands over what List returns, as views; an error from the visit
+// ends it at once and comes back as it is.
+TEST_P(StorageConformanceTest, ScanVisitsWhatListReturns) {
+  for (int i = 0; i < 6; ++i) Put("/s/" + std::to_string(i), "v1");  // 1-6
+  Put("/s/2", "v2");                                                 // 7
+  const int64_t old = store_->CurrentRevision();
+  Put("/s/3", "v3");  // 8: read from history at `old`
+  Del("/s/4");        // 9
+  for (int64_t revision : {int64_t{0}, old}) {
+    for (int64_t limit : {int64_t{0}, int64_t{2}}) {
+      ListOptions o;
+      o.prefix = "/s/";
+      o.revision = revision;
+      o.limit = limit;
+      o.start_key = "/s/1";
+      o.count_remaining = true;
+      auto listed = store_->List(o);
+      ASSERT_TRUE(listed.ok());
+      ListResult scanned_list;
+      auto scanned = store_->Scan(o, [&](const KeyValueView& kv) {
+        KeyValue copy{std::string(kv.key), std::string(kv.value),
+                      kv.create_revision, kv.mod_revision, kv.version};
+        scanned_list.items.push_back(copy);
+        return Status::Ok();
+      });
+      ASSERT_TRUE(scanned.ok());
+      scanned_list.revision = scanned->revision;
+      scanned_list.more = scanned->more;
+      scanned_list.remaining = scanned->remaining;
+      EXPECT_EQ(ListString(scanned_list), ListString(*listed))
+          << "revision " << revision << " limit " << limit;
+      ASSERT_EQ(scanned_list.items.size(), listed->items.size());
+      for (size_t i = 0; i < listed->items.size(); ++i) {
+        EXPECT_EQ(KvFullString(scanned_list.items[i]),
+                  KvFullString(listed->items[i]));
+      }
+    }
+  }
+  int visits = 0;
+  ListOptions all;
+  all.prefix = "/s/";
+  auto stopped = store_->Scan(all, [&](const KeyValueView&) {
+    ++visits;
+    return Status(StatusCode::kInvalid, "stop here");
+  });
+  EXPECT_EQ(visits, 1);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(stopped.status().message(), "stop here");
+}
+
 TEST_P(StorageConformanceTest,
        PaginatedListAtPinnedRevisionIgnoresLaterWrites) {
   for (int i = 0; i < 10; ++i) Put("/p/" + std::to_string(i), "v1");
