@@ -12,6 +12,7 @@
 
 #include "common/json_view.h"
 #include "controllers/ip_allocator.h"
+#include "registry/test_registry.h"
 
 namespace kmock::controllers {
 namespace {
@@ -22,12 +23,8 @@ using std::chrono::milliseconds;
 class ControllerManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.sync = false;
-    auto st = store::OpenRocksStorage(so);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    storage_ = std::move(st).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ =
         std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
     auto res = CoreResources::Lookup();

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "controllers/controller_manager.h"
+#include "registry/test_registry.h"
 
 namespace kmock::controllers {
 
@@ -24,12 +25,8 @@ class GcTestHarness : public ::testing::Test {
   using json = nlohmann::json;
 
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.sync = false;
-    auto st = store::OpenRocksStorage(so);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    storage_ = std::move(st).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ =
         std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
     auto res = CoreResources::Lookup();

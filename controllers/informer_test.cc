@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/rng.h"
+#include "registry/test_registry.h"
 #include "store/rocks_storage.h"
 
 namespace kmock::controllers {
@@ -19,22 +20,16 @@ using std::chrono::milliseconds;
 class InformerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.sync = false;
-    auto st = store::OpenRocksStorage(so);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    storage_ = std::move(st).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     // No room for decoded objects beyond the one just decoded: a cold
     // entry's tree is freed unless a reader holds it.
     registry_ = std::make_unique<registry::Registry>(storage_.get(), &clock_,
                                                      &rng_, /*cache*/ 0);
     leases_ = api::Catalog::Get().Find("coordination.k8s.io", "v1", "leases");
     ASSERT_NE(leases_, nullptr);
-    ASSERT_TRUE(registry_
-                    ->Create(*api::Catalog::Get().Find("", "v1", "namespaces"),
-                             "", json{{"metadata", {{"name", "default"}}}}, {})
-                    .ok());
+    ASSERT_TRUE(
+        registry::testing::CreateNamespace(registry_.get(), "default").ok());
   }
   void TearDown() override {
     if (informer_) informer_->Stop();

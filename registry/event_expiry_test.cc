@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "registry/test_registry.h"
+
 namespace kmock::registry {
 namespace {
 
@@ -13,19 +15,13 @@ using std::chrono::minutes;
 class EventExpiryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.compaction_interval = std::chrono::milliseconds(0);
-    auto s = store::OpenRocksStorage(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    storage_ = std::move(s).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
     events_ = api::Catalog::Get().Find("", "v1", "events");
     ASSERT_NE(events_, nullptr);
-    ASSERT_TRUE(registry_
-                    ->Create(*api::Catalog::Get().Find("", "v1", "namespaces"),
-                             "", json{{"metadata", {{"name", "default"}}}}, {})
-                    .ok());
+    ASSERT_TRUE(
+        registry::testing::CreateNamespace(registry_.get(), "default").ok());
   }
 
   json Event(const std::string& name, const std::string& last) {

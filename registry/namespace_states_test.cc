@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "registry/test_registry.h"
+
 namespace kmock::registry {
 namespace {
 
@@ -15,12 +17,9 @@ class NamespaceStatesTest : public ::testing::Test {
  protected:
   void Open(size_t queue_limit) {
     store::StorageOptions so;
-    so.in_memory = true;
-    so.compaction_interval = std::chrono::milliseconds(0);
     so.watcher_queue_limit = queue_limit;
-    auto s = store::OpenRocksStorage(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    storage_ = std::move(s).value();
+    storage_ = registry::testing::OpenMemoryStore(so);
+    ASSERT_NE(storage_, nullptr);
     states_ = std::make_unique<NamespaceStates>(storage_.get(), kPrefix);
   }
   static std::string Active(const std::string& name) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "api/resource.h"
+#include "registry/test_registry.h"
 
 namespace kmock::registry {
 namespace {
@@ -17,21 +18,15 @@ using nlohmann::json;
 class RegistryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.compaction_interval = std::chrono::milliseconds(0);
-    auto s = store::OpenRocksStorage(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    storage_ = std::move(s).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
     pods_ = api::Catalog::Get().Find("", "v1", "pods");
     namespaces_ = api::Catalog::Get().Find("", "v1", "namespaces");
     ASSERT_NE(pods_, nullptr);
     ASSERT_NE(namespaces_, nullptr);
-    ASSERT_TRUE(registry_
-                    ->Create(*namespaces_, "",
-                             json{{"metadata", {{"name", "default"}}}}, {})
-                    .ok());
+    ASSERT_TRUE(
+        registry::testing::CreateNamespace(registry_.get(), "default").ok());
   }
 
   json Pod(const std::string& name, json labels = json::object()) {

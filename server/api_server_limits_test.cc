@@ -15,6 +15,7 @@
 
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
+#include "registry/test_registry.h"
 #include "server/api_server.h"
 #include "store/storage.h"
 
@@ -60,13 +61,8 @@ class ApiServerLimitsTest : public ::testing::Test {
  protected:
   void StartServer(int max_connections,
                    std::chrono::milliseconds header_timeout) {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.sync = false;
-    so.compaction_interval = 0ms;
-    auto s = store::OpenRocksStorage(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    storage_ = std::move(s).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ =
         std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
 

@@ -9,6 +9,7 @@
 
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
+#include "registry/test_registry.h"
 #include "store/storage.h"
 
 namespace kmock::server {
@@ -69,22 +70,12 @@ Pki MakePki(Rng& rng) {
 class ApiServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::StorageOptions so;
-    so.in_memory = true;
-    so.sync = false;
-    so.compaction_interval = std::chrono::milliseconds(0);
-    auto s = store::OpenRocksStorage(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    storage_ = std::move(s).value();
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
     registry_ =
         std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
-    const api::ResourceInfo* ns =
-        api::Catalog::Get().Find("", "v1", "namespaces");
-    ASSERT_NE(ns, nullptr);
     ASSERT_TRUE(
-        registry_
-            ->Create(*ns, "", json{{"metadata", {{"name", "default"}}}}, {})
-            .ok());
+        registry::testing::CreateNamespace(registry_.get(), "default").ok());
 
     pki_ = MakePki(rng_);
     ServerOptions o;
