@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "common/json_view.h"
 
@@ -306,41 +307,45 @@ Result<std::string> Informer::ListAndReplace() {
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.metadata_only = options_.metadata_only;
-  KMOCK_ASSIGN_OR_RETURN(json list,
-                         registry_->List(*resource_, options_.ns, lo));
-  std::string rv = ObjectAt(list, "metadata").value("resourceVersion", "");
-  std::map<std::string, ObjectPtr> fresh;
-  if (list.contains("items") && list["items"].is_array()) {
-    for (auto& item : list["items"]) {
-      if (!item.contains("kind")) item["kind"] = resource_->kind;
-      if (!item.contains("apiVersion")) {
-        item["apiVersion"] = resource_->ApiVersion();
+  lo.limit = static_cast<int64_t>(std::max<size_t>(1, options_.list_page));
+  // Page by page, all at the first page's revision: each page's objects go
+  // into the cache (where all but the hot ones are kept compact) before
+  // the next is read, so a relist of 150,000 pods never holds them all
+  // decoded at once.
+  std::set<std::string> listed;
+  std::string rv;
+  do {
+    KMOCK_ASSIGN_OR_RETURN(registry::ServedList page,
+                           registry_->ListServed(*resource_, options_.ns, lo));
+    if (rv.empty()) rv = std::to_string(page.revision);
+    for (const registry::ServedPtr& served : page.items) {
+      ObjectPtr obj(served, &served->value());
+      std::string key = KeyOf(*obj);
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        auto cur = items_.find(key);
+        if (cur != items_.end() &&
+            cur->second.resource_version ==
+                ObjectAt(*obj, "metadata").value("resourceVersion", "")) {
+          listed.insert(std::move(key));
+          continue;
+        }
       }
-      std::string key = KeyOf(item);
-      fresh[key] = std::make_shared<const json>(std::move(item));
+      Upsert(obj);
+      listed.insert(std::move(key));
     }
-  }
+    lo.continue_token = page.continue_token;
+  } while (!lo.continue_token.empty());
   // Objects that vanished while we were not watching.
   std::vector<std::string> gone;
   {
     std::lock_guard<std::mutex> l(mu_);
     for (const auto& [k, v] : items_) {
-      if (!fresh.count(k)) gone.push_back(k);
+      if (!listed.count(k)) gone.push_back(k);
     }
   }
   for (const auto& g : gone) {
     if (ObjectPtr obj = Resolve(g)) Remove(*obj);
-  }
-  for (auto& [k, v] : fresh) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      auto cur = items_.find(k);
-      if (cur != items_.end() &&
-          cur->second.resource_version ==
-              ObjectAt(*v, "metadata").value("resourceVersion", ""))
-        continue;
-    }
-    Upsert(v);
   }
   {
     std::lock_guard<std::mutex> l(mu_);

@@ -74,6 +74,8 @@ struct InformerOptions {
   std::chrono::milliseconds relist_backoff{50};
   // How many objects stay decoded; older ones are kept as compact text.
   size_t hot_objects = 1024;
+  // Objects read per page of a (re)list.
+  size_t list_page = 500;
 };
 
 class Informer {

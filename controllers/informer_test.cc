@@ -164,5 +164,45 @@ TEST_F(InformerTest, ColdObjectsReadBackAsTheyWereWithoutManagedFields) {
   EXPECT_EQ(deleted, (std::vector<std::string>{"even"}));
 }
 
+// A (re)list reads pages of list_page objects at one revision; every
+// object of every page reaches the cache and the handlers once.
+TEST_F(InformerTest, ListsInPagesAtOneRevision) {
+  std::map<std::string, json> written;
+  for (int i = 0; i < 7; ++i) {
+    std::string name = "p" + std::to_string(i);
+    written[name] = Write(name, "h" + std::to_string(i));
+  }
+  InformerOptions io;
+  io.list_page = 2;
+  io.hot_objects = 1;
+  informer_ = std::make_unique<Informer>(registry_.get(), leases_, io);
+  std::vector<std::string> added;
+  std::mutex mu;
+  EventHandlers h;
+  h.on_add = [&](const json& o) {
+    std::lock_guard<std::mutex> l(mu);
+    added.push_back(o["metadata"]["name"]);
+  };
+  informer_->AddHandlers(h);
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+  EXPECT_EQ(
+      Names(informer_->List()),
+      (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}));
+  {
+    std::lock_guard<std::mutex> l(mu);
+    std::sort(added.begin(), added.end());
+    EXPECT_EQ(added, Names(informer_->List()));
+  }
+  // The watch starts at the list's revision: the last write before it.
+  EXPECT_EQ(informer_->LastResourceVersion(),
+            written["p6"]["metadata"]["resourceVersion"]);
+  for (const auto& [name, obj] : written) {
+    ObjectPtr got = informer_->Get("default/" + name);
+    ASSERT_NE(got, nullptr) << name;
+    EXPECT_EQ(Stripped(*got), Stripped(obj)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace kmock::controllers
