@@ -204,6 +204,13 @@ int64_t RocksStorage::CompactedRevision() { return compacted_revision_.load(); }
 
 void RocksStorage::SetSyncWrites(bool sync) { sync_writes_.store(sync); }
 
+uint64_t RocksStorage::LogBytesForTest() {
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  std::unique_ptr<rocksdb::LogFile> log;
+  if (db_ == nullptr || !db_->GetCurrentWalFile(&log).ok() || !log) return 0;
+  return log->SizeFileBytes();
+}
+
 Status RocksStorage::SyncAll() {
   std::shared_lock<std::shared_mutex> db_lock(db_mu_);
   if (db_ == nullptr)

@@ -77,6 +77,8 @@ class RocksStorage final : public Storage {
   // Introspection for tests.
   size_t QueuedWritersForTest();
   int64_t CommitsForTest() { return commits_.load(); }
+  // Bytes in the current write-ahead log file.
+  uint64_t LogBytesForTest();
 
  private:
   enum class Op { kCreate, kUpdate, kDelete };
@@ -99,6 +101,15 @@ class RocksStorage final : public Storage {
   Status OpenDb(rocksdb::Env* env);
 
   Result<KeyValue> SubmitWrite(Writer* w);
+  // Options of every write: fsynced when `sync`; in memory without the
+  // write-ahead log, which would only keep a second copy of each write in
+  // the heap for a restart that cannot happen.
+  rocksdb::WriteOptions WriteOptionsFor(bool sync) const {
+    rocksdb::WriteOptions wo;
+    wo.sync = sync && !options_.in_memory;
+    wo.disableWAL = options_.in_memory;
+    return wo;
+  }
   // Validates, commits and publishes a group. Called by the front writer
   // only, without mu_. REQUIRES: db_mu_ held (shared).
   void CommitGroup(const std::vector<Writer*>& group);

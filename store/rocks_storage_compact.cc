@@ -46,8 +46,7 @@ Status RocksStorage::Compact(int64_t revision) {
 }
 
 Status RocksStorage::WriteMeta(const char* name, int64_t revision) {
-  rocksdb::WriteOptions wo;
-  wo.sync = options_.sync;
+  const rocksdb::WriteOptions wo = WriteOptionsFor(options_.sync);
   rocksdb::Status rs =
       db_->Put(wo, meta_cf_, name, format::RevisionKey(revision));
   if (!rs.ok()) {
@@ -71,7 +70,7 @@ Status RocksStorage::CompactLog(int64_t revision) {
     batch.Delete(log_cf_, it->key());
     if (batch.Count() >= kDeleteBatch) {
       if (stopping_) return Status(StatusCode::kServiceUnavailable, "closing");
-      rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+      rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
       if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
       batch.Clear();
     }
@@ -79,7 +78,7 @@ Status RocksStorage::CompactLog(int64_t revision) {
   if (!it->status().ok()) {
     return InternalError("compacting log: " + it->status().ToString());
   }
-  rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+  rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
   if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
   return Status::Ok();
 }
@@ -97,7 +96,7 @@ Status RocksStorage::CompactHistory(int64_t revision) {
 
   auto flush_batch = [&]() -> Status {
     if (batch.Count() == 0) return Status::Ok();
-    rocksdb::Status rs = db_->Write(rocksdb::WriteOptions(), &batch);
+    rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
     batch.Clear();
     if (!rs.ok()) return InternalError("compacting history: " + rs.ToString());
     return Status::Ok();

@@ -423,6 +423,31 @@ TEST(RocksStorageTest, QueuedWritesCommitAsOneGroup) {
   EXPECT_EQ(rest, (std::set<int64_t>{2, 3, 4, 5, 6}));
 }
 
+// On disk every write is in the log before it is acknowledged; in memory
+// the log would only be a second copy of each write in the heap.
+TEST(RocksStorageTest, OnlyADiskStoreKeepsAWriteAheadLog) {
+  testing::TempDir dir;
+  for (bool in_memory : {false, true}) {
+    StorageOptions o;
+    o.in_memory = in_memory;
+    o.path = dir.path();
+    o.compaction_interval = milliseconds(0);
+    auto s = OpenRocksStorage(o);
+    ASSERT_TRUE(s.ok());
+    for (int i = 0; i < 50; ++i)
+      ASSERT_TRUE((*s)->Create("/k" + std::to_string(i), "value").ok());
+    auto* rocks = dynamic_cast<RocksStorage*>(s->get());
+    ASSERT_NE(rocks, nullptr);
+    if (in_memory) {
+      EXPECT_EQ(rocks->LogBytesForTest(), 0u);
+    } else {
+      EXPECT_GT(rocks->LogBytesForTest(), 50u * 5);
+    }
+    EXPECT_EQ((*s)->Get("/k49")->value, "value");
+    (*s)->Close();
+  }
+}
+
 TEST(RocksStorageTest, FailedWriteMakesEveryLaterWriteFail) {
   FaultyStore f;
   ASSERT_NE(f.store, nullptr);

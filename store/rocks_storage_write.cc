@@ -156,8 +156,7 @@ void RocksStorage::CommitGroup(const std::vector<Writer*>& group) {
 
   batch.Put(meta_cf_, format::kMetaCurrentRevision,
             format::RevisionKey(revision));
-  rocksdb::WriteOptions wo;
-  wo.sync = sync_writes_.load();
+  const rocksdb::WriteOptions wo = WriteOptionsFor(sync_writes_.load());
   rocksdb::Status rs = db_->Write(wo, &batch);
   commits_.fetch_add(1);
   if (!rs.ok()) {
