@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <cstdio>
 #include <thread>
 
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
+#include "registry/list_cursor.h"
 #include "registry/test_registry.h"
 #include "store/storage.h"
 
@@ -253,6 +255,37 @@ TEST_F(ApiServerTest, CreateGetListDelete) {
   ASSERT_TRUE(gone);
   EXPECT_EQ(gone->status, 404);
   EXPECT_EQ(json::parse(gone->body)["message"], "pods \"p3\" not found");
+}
+
+// A list longer than the registry reads at once is streamed, in HTTP chunks
+// smaller than the items it read: every item arrives once, in key order,
+// and the body is one List.
+TEST_F(ApiServerTest, ListLongerThanOneReadStreamsEveryItem) {
+  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  ASSERT_NE(pods, nullptr);
+  const int count = static_cast<int>(registry::kListChunk) + 150;
+  for (int i = 0; i < count; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "p-%05d", i);
+    auto created = registry_->Create(*pods, "default", Pod(name), {});
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  auto c = CertClient();
+  auto res = c->Get("/api/v1/namespaces/default/pods",
+                    {{"Accept", "application/json"}});
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Transfer-Encoding"), "chunked");
+  ASSERT_GT(res->body.size(), 4u * 32 * 1024);  // several HTTP chunks
+  json list = json::parse(res->body);
+  EXPECT_EQ(list["kind"], "PodList");
+  ASSERT_EQ(list["items"].size(), static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "p-%05d", i);
+    ASSERT_EQ(list["items"][i]["metadata"]["name"], name);
+    ASSERT_EQ(list["items"][i]["spec"]["containers"][0]["image"], "nginx");
+  }
 }
 
 TEST_F(ApiServerTest, ErrorsForPathsVerbsAndBodies) {

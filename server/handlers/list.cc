@@ -2,6 +2,7 @@
 // resourceVersion and resourceVersionMatch go to the registry; the List (or
 // its Table) comes back. A JSON List is written from the items' stored
 // bytes (registry::ListJsonWriter); one longer than a chunk is streamed.
+#include <algorithm>
 #include <memory>
 
 #include "api/json_encode.h"
@@ -41,15 +42,23 @@ std::string ListHead(const api::ResourceInfo& resource,
 
 constexpr char kListTail[] = "]}\n";
 
+// How much of a streamed list goes into one HTTP chunk: with its size line
+// and CRLFs a chunk is 32 KiB, two full TLS records, and the copies the
+// HTTP library makes of it stay in cache and reuse the same memory.
+constexpr size_t kHttpChunkPayload = 32 * 1024 - 8;  // "7ff8\r\n" ... "\r\n"
+
 // A list that did not fit one chunk: the rest is read and written as the
 // client takes it, so the server never holds the whole response.
 struct ListStream {
   std::unique_ptr<registry::ListJsonWriter> writer;
   std::string pending;
+  size_t sent = 0;  // of pending
   bool done = false;
 
   bool Pump(httplib::DataSink& sink) {
-    if (pending.empty() && !done) {
+    if (sent == pending.size() && !done) {
+      pending.clear();
+      sent = 0;
       Result<bool> more = writer->Next(&pending);
       // The status line is gone: a read error can only cut the response
       // short, which the client reports as an unexpected end of its body.
@@ -59,9 +68,10 @@ struct ListStream {
         done = true;
       }
     }
-    if (!pending.empty()) {
-      if (!sink.write(pending.data(), pending.size())) return false;
-      pending.clear();
+    while (sent < pending.size()) {
+      size_t n = std::min(kHttpChunkPayload, pending.size() - sent);
+      if (!sink.write(pending.data() + sent, n)) return false;
+      sent += n;
     }
     if (done) sink.done();
     return true;
