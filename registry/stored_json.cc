@@ -101,6 +101,8 @@ bool AppendServedFromStored(const api::ResourceInfo& res,
 
   // Where resourceVersion goes: before the first member the encoder writes
   // after it (a known later field, or any unknown one: those come last).
+  // The walk stops there: what follows (labels, annotations, managedFields:
+  // most of the metadata) was written after it in the encoder's order.
   const MetadataOrder& order = MetadataOrder::Get();
   const std::string_view metadata = stored.substr(meta_at);
   size_t insert_at = std::string_view::npos;  // offset in stored
@@ -110,27 +112,25 @@ bool AppendServedFromStored(const api::ResourceInfo& res,
                                                    std::string_view value) {
     members = true;
     meta_end = static_cast<size_t>(value.data() + value.size() - stored.data());
-    if (MetadataOrder::In(order.before, key)) {
-      if (insert_at != std::string_view::npos) bad = true;  // out of order
-      return !bad;
-    }
+    if (MetadataOrder::In(order.before, key)) return true;
     if (key == "resourceVersion" || key.find('\\') != key.npos) {
       bad = true;
       return false;
     }
-    if (insert_at == std::string_view::npos)
-      insert_at = static_cast<size_t>(key.data() - 1 - stored.data());
-    return true;
+    insert_at = static_cast<size_t>(key.data() - 1 - stored.data());
+    return false;
   });
   if (!whole || bad) return false;
-  if (!members) meta_end = meta_at + 1;  // just after '{'
-  // meta_end now points at the metadata's closing brace (or past `{`).
-  while (meta_end < stored.size() && stored[meta_end] != '}') {
-    char c = stored[meta_end];
-    if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return false;
-    ++meta_end;
+  if (insert_at == std::string_view::npos) {
+    // Every member comes before it: it goes last, before the closing brace.
+    if (!members) meta_end = meta_at + 1;  // just after '{'
+    while (meta_end < stored.size() && stored[meta_end] != '}') {
+      char c = stored[meta_end];
+      if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return false;
+      ++meta_end;
+    }
+    if (meta_end >= stored.size()) return false;
   }
-  if (meta_end >= stored.size()) return false;
 
   const std::string rv = std::to_string(revision);
   const size_t from = with_type ? 0 : prefix.size();

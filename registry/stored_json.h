@@ -9,7 +9,10 @@
 // Every function here returns false (or nullopt) when it cannot be sure of
 // giving the exact bytes a decode and encode would give (a kind with a
 // storage conversion, bytes written in an older layout, metadata fields the
-// schema does not order); callers then decode.
+// schema does not order before the revision's place); callers then decode.
+// The metadata is read only up to the revision's place: bytes that start in
+// the served layout were written by the typed encoder, whose order holds
+// for the rest.
 //
 // Thread safety: pure functions (the metadata field order is computed once).
 #ifndef KMOCK_REGISTRY_STORED_JSON_H_
