@@ -26,6 +26,9 @@ std::string QueryEscape(const std::string& s) {
   return out;
 }
 
+// What an error report quotes of a failed response's body.
+constexpr size_t kErrorPrefix = 300;
+
 }  // namespace
 
 ListResult RunList(const ListOptions& o) {
@@ -43,18 +46,30 @@ ListResult RunList(const ListOptions& o) {
         path += sep + std::string("limit=") + std::to_string(o.limit);
         if (!token.empty()) path += "&continue=" + QueryEscape(token);
       }
-      auto res = cli->Get(path, accept);
+      // A page is kept for its continue token; a whole list is counted as
+      // it arrives, as a client that decodes while it reads would.
+      std::string body;
+      StreamingItemCounter counter;
+      int64_t received = 0;
+      auto res = cli->Get(path, accept, [&](const char* data, size_t size) {
+        received += static_cast<int64_t>(size);
+        if (o.limit > 0 || body.size() < kErrorPrefix) {
+          body.append(data, size);
+        }
+        counter.Feed(std::string_view(data, size));
+        return true;
+      });
       if (!res || res->status != 200) {
-        r.error =
-            "GET " + path + ": " +
-            (res ? std::to_string(res->status) + " " + res->body.substr(0, 300)
-                 : to_string(res.error()));
+        r.error = "GET " + path + ": " +
+                  (res ? std::to_string(res->status) + " " +
+                             body.substr(0, kErrorPrefix)
+                       : to_string(res.error()));
         return r;
       }
       ++pages;
-      bytes += static_cast<int64_t>(res->body.size());
-      items += ListItemCount(res->body);
-      token = o.limit > 0 ? ListContinueToken(res->body) : "";
+      bytes += received;
+      items += counter.items();
+      token = o.limit > 0 ? ListContinueToken(body) : "";
     } while (!token.empty());
     r.seconds.push_back((NowNs() - start) / 1e9);
     r.pages = pages;

@@ -1,5 +1,8 @@
 #include "fanout/stream_decoder.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace kmock::bench {
 namespace {
 
@@ -171,6 +174,47 @@ int64_t ListItemCount(std::string_view list_json) {
     ++n;
   }
   return n > 0 ? n - 1 : 0;
+}
+
+namespace {
+
+// Occurrences of kResourceVersion that start before `before`. JSON is full
+// of quotes, so a search led by the pattern's first byte stops every few
+// bytes; its 'V' is rare (apiVersion, fieldsV1), and memchr skips to it.
+int64_t CountResourceVersions(std::string_view s, size_t before) {
+  constexpr size_t kV = 9;  // "resourceVersion": the V's offset
+  static_assert(kResourceVersion[kV] == 'V');
+  int64_t n = 0;
+  const char* const begin = s.data();
+  const char* const end = begin + s.size();
+  for (const char* v = begin + std::min(kV, s.size()); v < end;) {
+    v = static_cast<const char*>(memchr(v, 'V', end - v));
+    if (v == nullptr) break;
+    const size_t start = static_cast<size_t>(v - begin) - kV;
+    if (start >= before) break;
+    if (s.compare(start, kResourceVersion.size(), kResourceVersion) == 0) ++n;
+    ++v;
+  }
+  return n;
+}
+
+}  // namespace
+
+void StreamingItemCounter::Feed(std::string_view bytes) {
+  const size_t keep = kResourceVersion.size() - 1;
+  if (!carry_.empty()) {
+    // Fields that begin in the carried bytes and end in this piece.
+    std::string joint = carry_;
+    joint.append(bytes.substr(0, std::min(bytes.size(), keep)));
+    seen_ += CountResourceVersions(joint, carry_.size());
+  }
+  seen_ += CountResourceVersions(bytes, std::string_view::npos);
+  if (bytes.size() >= keep) {
+    carry_.assign(bytes.substr(bytes.size() - keep));
+  } else {
+    carry_.append(bytes);
+    if (carry_.size() > keep) carry_.erase(0, carry_.size() - keep);
+  }
 }
 
 }  // namespace kmock::bench

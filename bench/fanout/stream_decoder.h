@@ -71,6 +71,18 @@ std::string ListContinueToken(std::string_view list_json);
 // the list one more.
 int64_t ListItemCount(std::string_view list_json);
 
+// Counts a list's items as its body arrives in pieces of any size, without
+// holding it: what ListItemCount says of the whole body.
+class StreamingItemCounter {
+ public:
+  void Feed(std::string_view bytes);
+  int64_t items() const { return seen_ > 0 ? seen_ - 1 : 0; }
+
+ private:
+  int64_t seen_ = 0;   // resourceVersion fields so far
+  std::string carry_;  // the last bytes, for a field split between pieces
+};
+
 }  // namespace kmock::bench
 
 #endif  // KMOCK_BENCH_FANOUT_STREAM_DECODER_H_

@@ -115,5 +115,28 @@ TEST(ListFieldsTest, VersionTokenAndCount) {
   EXPECT_EQ(ListItemCount(go), 2);
 }
 
+TEST(StreamDecoder, CountsItemsOfABodyFedInPieces) {
+  std::string list =
+      "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"42\"},"
+      "\"items\":[";
+  for (int i = 0; i < 9; ++i) {
+    if (i) list += ',';
+    list += "{\"metadata\":{\"name\":\"p" + std::to_string(i) +
+            "\",\"resourceVersion\":\"" + std::to_string(7 + i) + "\"}}";
+  }
+  list += "]}";
+  ASSERT_EQ(ListItemCount(list), 9);
+  for (size_t piece = 1; piece <= list.size(); ++piece) {
+    StreamingItemCounter counter;
+    for (size_t at = 0; at < list.size(); at += piece)
+      counter.Feed(std::string_view(list).substr(at, piece));
+    EXPECT_EQ(counter.items(), 9) << "pieces of " << piece;
+  }
+  StreamingItemCounter empty;
+  empty.Feed("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":");
+  empty.Feed("\"4\"},\"items\":[]}");
+  EXPECT_EQ(empty.items(), 0);
+}
+
 }  // namespace
 }  // namespace kmock::bench
