@@ -5,8 +5,10 @@
 // report node status (the conditions' lastHeartbeatTime) every 5 minutes
 // when nothing changes, as nodeStatusReportFrequency does.
 //
-// One thread serves every node; it follows the injected clock, so on a
-// FakeClock heartbeats happen as the clock is advanced.
+// One thread keeps every node's schedule; it follows the injected clock, so
+// on a FakeClock heartbeats happen as the clock is advanced. The writes due
+// at one look go out from several threads at once, as independent kubelets'
+// would, so the store commits them together (one fsync, not one per node).
 //
 // Thread safety: Start/Stop from one thread; Beat is for tests and must
 // not run concurrently with the thread.
@@ -15,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +34,8 @@ struct HeartbeatOptions {
   std::chrono::seconds status_report{300};
   // How often the thread looks at the clock (real time).
   std::chrono::milliseconds poll{50};
+  // Writes due at one poll go out from up to this many threads at once.
+  size_t concurrent_writes = 8;
 };
 
 class NodeHeartbeats {
