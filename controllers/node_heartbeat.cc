@@ -1,11 +1,9 @@
 #include "controllers/node_heartbeat.h"
 
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <functional>
-#include <thread>
 #include <vector>
+
+#include "common/run_concurrently.h"
 
 namespace kmock::controllers {
 
@@ -21,20 +19,6 @@ registry::WriteOptions KubeletWrite(const std::string& node) {
   wo.user.groups = {"system:nodes", "system:authenticated"};
   wo.field_manager = "kubelet";
   return wo;
-}
-
-// Runs fn(0) ... fn(n - 1) from up to `threads` threads (this one among
-// them) and returns when all are done.
-void RunConcurrently(size_t n, size_t threads,
-                     const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k = next++; k < n; k = next++) fn(k);
-  };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < std::min(threads, n); ++t) helpers.emplace_back(work);
-  work();
-  for (auto& h : helpers) h.join();
 }
 
 }  // namespace

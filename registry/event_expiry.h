@@ -5,8 +5,9 @@
 // share it) without decoding anything, keeps each key's expiry and the
 // revision it belongs to, and deletes due events through the registry with
 // that revision as a precondition, so an event written again meanwhile is
-// kept (its new write set a new expiry). Deletions reach watchers as DELETED
-// events, as lease expiries do.
+// kept (its new write set a new expiry). Due events are deleted from several
+// threads at once, so the store commits the deletions together. Deletions reach
+// watchers as DELETED events, as lease expiries do.
 //
 // Without this, every event a cluster ever made stays: a long-running
 // server (a classroom's, a CI pipeline's) grows without bound and `kubectl

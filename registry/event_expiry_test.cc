@@ -91,6 +91,31 @@ TEST_F(EventExpiryTest, EventsGoATtlAfterTheirLastWrite) {
   EXPECT_EQ(expiry.tracked(), 0u);
 }
 
+// More due events than one round of concurrent deletes takes: every due one
+// goes, once; one written again meanwhile stays.
+TEST_F(EventExpiryTest, ManyDueEventsAreDeletedTogether) {
+  EventExpiry expiry(registry_.get(), &clock_, std::chrono::hours(1));
+  const int count = 1200;
+  for (int i = 0; i < count; ++i) Write("e" + std::to_string(i));
+  EXPECT_EQ(Round(expiry), 0);
+  EXPECT_EQ(expiry.tracked(), static_cast<size_t>(count));
+  clock_.Advance(minutes(30));
+  auto cur = registry_->Get(*events_, "default", "e700");
+  ASSERT_TRUE(cur.ok());
+  json again = *cur;
+  again["count"] = 2;
+  ASSERT_TRUE(
+      registry_->Update(*events_, "default", "e700", "", again, {}).ok());
+  EXPECT_EQ(Round(expiry), 0);
+  clock_.Advance(minutes(31));
+  EXPECT_EQ(Round(expiry), count - 1);
+  EXPECT_EQ(expiry.tracked(), 1u);
+  auto left = registry_->List(*events_, "default", {});
+  ASSERT_TRUE(left.ok());
+  ASSERT_EQ((*left)["items"].size(), 1u);
+  EXPECT_EQ((*left)["items"][0]["metadata"]["name"], "e700");
+}
+
 TEST_F(EventExpiryTest, EventsStoredBeforeAStartExpireByTheirOwnTimes) {
   // Written while no expiry loop ran (an earlier server): two hours ago,
   // and twenty minutes ago.
