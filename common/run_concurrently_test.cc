@@ -30,9 +30,8 @@ TEST(RunConcurrentlyTest, CallsEveryIndexOnceFromSeveralThreads) {
 
 TEST(RunConcurrentlyTest, OneThreadOrNoWorkRunsInline) {
   std::set<std::thread::id> threads;
-  RunConcurrently(5, 1, [&](size_t) {
-    threads.insert(std::this_thread::get_id());
-  });
+  RunConcurrently(5, 1,
+                  [&](size_t) { threads.insert(std::this_thread::get_id()); });
   EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
   int calls = 0;
   RunConcurrently(0, 8, [&](size_t) { ++calls; });
