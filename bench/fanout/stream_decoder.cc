@@ -37,6 +37,26 @@ std::string_view QuotedAt(std::string_view s, size_t pos) {
   return s.substr(pos, i - pos);
 }
 
+// Occurrences of kResourceVersion that start before `before`. JSON is full
+// of quotes, so a search led by the pattern's first byte stops every few
+// bytes; its 'V' is rare (apiVersion, fieldsV1), and memchr skips to it.
+int64_t CountResourceVersions(std::string_view s, size_t before) {
+  constexpr size_t kV = 9;  // "resourceVersion": the V's offset
+  static_assert(kResourceVersion[kV] == 'V');
+  int64_t n = 0;
+  const char* const begin = s.data();
+  const char* const end = begin + s.size();
+  for (const char* v = begin + std::min(kV, s.size()); v < end;) {
+    v = static_cast<const char*>(memchr(v, 'V', end - v));
+    if (v == nullptr) break;
+    const size_t start = static_cast<size_t>(v - begin) - kV;
+    if (start >= before) break;
+    if (s.compare(start, kResourceVersion.size(), kResourceVersion) == 0) ++n;
+    ++v;
+  }
+  return n;
+}
+
 }  // namespace
 
 bool ChunkedLineReader::Fail(const std::string& why) {
@@ -168,37 +188,9 @@ std::string ListContinueToken(std::string_view list_json) {
 }
 
 int64_t ListItemCount(std::string_view list_json) {
-  int64_t n = 0;
-  for (size_t p = list_json.find(kResourceVersion); p != std::string_view::npos;
-       p = list_json.find(kResourceVersion, p + kResourceVersion.size())) {
-    ++n;
-  }
+  int64_t n = CountResourceVersions(list_json, std::string_view::npos);
   return n > 0 ? n - 1 : 0;
 }
-
-namespace {
-
-// Occurrences of kResourceVersion that start before `before`. JSON is full
-// of quotes, so a search led by the pattern's first byte stops every few
-// bytes; its 'V' is rare (apiVersion, fieldsV1), and memchr skips to it.
-int64_t CountResourceVersions(std::string_view s, size_t before) {
-  constexpr size_t kV = 9;  // "resourceVersion": the V's offset
-  static_assert(kResourceVersion[kV] == 'V');
-  int64_t n = 0;
-  const char* const begin = s.data();
-  const char* const end = begin + s.size();
-  for (const char* v = begin + std::min(kV, s.size()); v < end;) {
-    v = static_cast<const char*>(memchr(v, 'V', end - v));
-    if (v == nullptr) break;
-    const size_t start = static_cast<size_t>(v - begin) - kV;
-    if (start >= before) break;
-    if (s.compare(start, kResourceVersion.size(), kResourceVersion) == 0) ++n;
-    ++v;
-  }
-  return n;
-}
-
-}  // namespace
 
 void StreamingItemCounter::Feed(std::string_view bytes) {
   const size_t keep = kResourceVersion.size() - 1;

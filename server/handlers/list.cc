@@ -71,7 +71,6 @@ struct ListStream {
   // The next chunk: the list's head and first items to begin with; when
   // self-framed, after kSizeLineRoom bytes kept for the size line.
   std::string pending;
-  bool filled = true;  // pending holds a chunk not yet sent
   bool done = false;
 
   size_t Start() const { return self_framed ? kSizeLineRoom : 0; }
@@ -93,11 +92,12 @@ struct ListStream {
   bool Pump(httplib::DataSink& sink) {
     // The status line is gone: a read error can only cut the response
     // short, which the client reports as an unexpected end of its body.
-    if (!filled && !Fill()) return false;
-    filled = false;
     if (self_framed ? !WriteFramed(sink) : !WriteSlices(sink)) return false;
-    if (done) sink.done();
-    return true;
+    if (done) {
+      sink.done();
+      return true;
+    }
+    return Fill();
   }
 
   bool WriteSlices(httplib::DataSink& sink) {
