@@ -390,7 +390,7 @@ Status DeploymentController::WriteStatus(json* d) {
   std::string revision =
       apps::StrAt(*d, {"metadata", "annotations", kRevisionAnnotation});
   const json status = ObjectAt(*d, "status");
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.deployments, NamespaceOf(*d), NameOf(*d), "status",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) return NotFoundError("deployment was replaced");
@@ -405,7 +405,8 @@ Status DeploymentController::WriteStatus(json* d) {
       },
       ControllerWrite());
   if (!r.ok()) return r.status();
-  (*d)["metadata"]["resourceVersion"] = (*r)["metadata"]["resourceVersion"];
+  (*d)["metadata"]["resourceVersion"] =
+      (*r)->value()["metadata"]["resourceVersion"];
   return Status::Ok();
 }
 

@@ -72,12 +72,16 @@ void AppendKeyJson(const std::string& key, std::string* out) {
   out->push_back(':');
 }
 
-// The object's JSON without metadata.managedFields: what a cold entry
-// keeps.
-std::string CompactJson(const json& obj) {
+// The object's JSON without metadata.managedFields (and, for a metadata
+// informer, without anything but apiVersion, kind and metadata, though the
+// watch may have shared a whole object): what a cold entry keeps.
+std::string CompactJson(const json& obj, bool metadata_only) {
   if (!obj.is_object()) return obj.dump();
   std::string out = "{";
   for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (metadata_only && it.key() != "apiVersion" && it.key() != "kind" &&
+        it.key() != "metadata")
+      continue;
     if (out.size() > 1) out.push_back(',');
     AppendKeyJson(it.key(), &out);
     if (it.key() != "metadata" || !it->is_object()) {
@@ -243,7 +247,8 @@ void Informer::CoolOverLimitLocked() {
     lru_.pop_back();
     if (it == items_.end() || !it->second.hot) continue;
     Entry& e = it->second;
-    e.compact = std::make_shared<const std::string>(CompactJson(*e.hot));
+    e.compact = std::make_shared<const std::string>(
+        CompactJson(*e.hot, options_.metadata_only));
     e.hot.reset();  // e.seen still finds it while a reader holds it
   }
 }

@@ -166,6 +166,29 @@ TEST_F(InformerTest, ColdObjectsReadBackAsTheyWereWithoutManagedFields) {
 
 // A (re)list reads pages of list_page objects at one revision; every
 // object of every page reaches the cache and the handlers once.
+// A metadata informer may be handed whole objects (the watch shares what
+// the writer left in the served cache); what it keeps of a cold one is the
+// metadata view only.
+TEST_F(InformerTest, MetadataInformerKeepsOnlyMetadataOfColdObjects) {
+  InformerOptions io;
+  io.hot_objects = 1;
+  io.metadata_only = true;
+  informer_ = std::make_unique<Informer>(registry_.get(), leases_, io);
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+  json first = Write("m0", "a");
+  json last = Write("m1", "b");
+  WaitFor(last);
+  ObjectPtr cold = informer_->Get("default/m0");
+  ASSERT_NE(cold, nullptr);
+  EXPECT_EQ(cold->at("metadata")["uid"], first["metadata"]["uid"]);
+  EXPECT_EQ(cold->at("metadata")["resourceVersion"],
+            first["metadata"]["resourceVersion"]);
+  EXPECT_EQ(cold->value("kind", ""), "Lease");
+  EXPECT_FALSE(cold->contains("spec"));
+  EXPECT_FALSE(cold->at("metadata").contains("managedFields"));
+}
+
 TEST_F(InformerTest, ListsInPagesAtOneRevision) {
   std::map<std::string, json> written;
   for (int i = 0; i < 7; ++i) {

@@ -189,7 +189,7 @@ Status Kubelets::WriteStatus(const json& pod, const PodRuntime& rt) {
   wo.user.name = "system:node:" + NodeNameOf(pod);
   wo.user.groups = {"system:nodes", "system:authenticated"};
   wo.field_manager = "kubelet";
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.pods, md.value("namespace", ""), md.value("name", ""), "status",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) {

@@ -118,7 +118,7 @@ Status NodeHeartbeats::Beat() {
 
 Status NodeHeartbeats::RenewLease(const std::string& node) {
   std::string renew = FormatRfc3339Micro(clock_->Now());
-  auto updated = registry_->GuaranteedUpdate(
+  auto updated = registry_->GuaranteedUpdateShared(
       *res_.leases, kLeaseNamespace, node, "",
       [&](json& lease) -> Status {
         lease["spec"]["holderIdentity"] = node;
@@ -156,7 +156,7 @@ Status NodeHeartbeats::RenewLease(const std::string& node) {
 
 Status NodeHeartbeats::ReportStatus(const std::string& node) {
   std::string now = FormatRfc3339(clock_->Now());
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.nodes, "", node, "status",
       [&](json& obj) -> Status {
         json& conds = obj["status"]["conditions"];

@@ -267,7 +267,7 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(
 Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
   std::string pod_uid = UidOf(pod);
   json ref = apps::MakeControllerRef(rs, "apps/v1", "ReplicaSet");
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
@@ -286,7 +286,7 @@ Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
 Status ReplicaSetController::Release(const json& rs, const json& pod) {
   std::string pod_uid = UidOf(pod);
   std::string uid = UidOf(rs);
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
@@ -419,7 +419,7 @@ Status ReplicaSetController::DeletePod(const json& rs, const json& pod) {
 
 Status ReplicaSetController::WriteStatus(const json& rs, const json& status) {
   std::string uid = UidOf(rs);
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.replicasets, NamespaceOf(rs), NameOf(rs), "status",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) return NotFoundError("replica set was replaced");

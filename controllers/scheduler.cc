@@ -236,7 +236,7 @@ Status Scheduler::MarkUnschedulable(const json& pod,
   wo.user.name = "system:kube-scheduler";
   wo.field_manager = "kube-scheduler";
   std::string uid = md.value("uid", "");
-  auto r = registry_->GuaranteedUpdate(
+  auto r = registry_->GuaranteedUpdateShared(
       *res_.pods, md.value("namespace", ""), md.value("name", ""), "status",
       [&](json& obj) -> Status {
         if (obj["metadata"].value("uid", "") != uid) {

@@ -152,6 +152,13 @@ bool Filter::Matches(const api::ResourceInfo& res, const json& obj) const {
   return true;
 }
 
+bool Filter::MetadataOnly() const {
+  for (const auto& r : fields.requirements())
+    if (r.field != "metadata.name" && r.field != "metadata.namespace")
+      return false;
+  return true;
+}
+
 Result<Filter> MakeFilter(const api::ResourceInfo& res,
                           const std::string& label_selector,
                           const std::string& field_selector) {

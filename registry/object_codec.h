@@ -80,6 +80,9 @@ struct Filter {
   FieldSelector fields;
   bool Empty() const { return labels.Empty() && fields.Empty(); }
   bool Matches(const api::ResourceInfo& res, const nlohmann::json& obj) const;
+  // Whether Matches reads only metadata (labels, metadata.name and
+  // metadata.namespace), so a DecodeObjectMetadata view is enough.
+  bool MetadataOnly() const;
 };
 Result<Filter> MakeFilter(const api::ResourceInfo& res,
                           const std::string& label_selector,

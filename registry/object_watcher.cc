@@ -102,7 +102,10 @@ class StoreObjectWatcher : public ObjectWatcher {
       if (filter_.Empty()) {
         was_matching = true;
       } else {
-        auto prev = DecodeObject(res_, ev.prev_value, ev.revision);
+        // Usually labels alone decide: parse only the old metadata.
+        auto prev = filter_.MetadataOnly()
+                        ? DecodeObjectMetadata(res_, ev.prev_value, ev.revision)
+                        : DecodeObject(res_, ev.prev_value, ev.revision);
         was_matching = prev.ok() && filter_.Matches(res_, *prev);
       }
     }

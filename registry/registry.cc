@@ -124,14 +124,15 @@ Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
                            std::string_view subresource) {
   if (subresource == "scale" && !res.scale)
     return NotFound(res, std::string(name));
-  auto kv = storage_->Get(ObjectKey(res, ns, name));
+  const std::string key = ObjectKey(res, ns, name);
+  auto kv = storage_->Get(key);
   if (!kv.ok()) {
     if (kv.status().code() == StatusCode::kNotFound)
       return NotFound(res, std::string(name));
     return Internal(kv.status().message());
   }
-  KMOCK_ASSIGN_OR_RETURN(json obj,
-                         DecodeObject(res, kv->value, kv->mod_revision));
+  KMOCK_ASSIGN_OR_RETURN(json obj, served_cache_.DecodeCopy(res, key, kv->value,
+                                                            kv->mod_revision));
   if (subresource == "scale") return ScaleOf(res, obj);
   return obj;
 }
@@ -415,6 +416,17 @@ Result<WriteResult> Registry::UpdateExisting(
     const api::ResourceInfo& res, std::string_view subresource,
     const std::string& key, int64_t cur_revision, const json& old, json obj,
     const WriteOptions& opts, bool track_fields) {
+  KMOCK_ASSIGN_OR_RETURN(
+      ServedPtr served,
+      UpdateExistingShared(res, subresource, key, cur_revision, old,
+                           std::move(obj), opts, track_fields));
+  return WriteResult{served->value(), false};
+}
+
+Result<ServedPtr> Registry::UpdateExistingShared(
+    const api::ResourceInfo& res, std::string_view subresource,
+    const std::string& key, int64_t cur_revision, const json& old, json obj,
+    const WriteOptions& opts, bool track_fields) {
   const std::string name = MetaString(old, "name");
   obj["apiVersion"] = res.ApiVersion();
   obj["kind"] = res.kind;
@@ -445,7 +457,7 @@ Result<WriteResult> Registry::UpdateExisting(
   }
   if (opts.dry_run) {
     if (alloc) alloc->ReleaseAfterUpdate(old, obj);
-    return WriteResult{obj, false};
+    return MakeServed(std::move(obj));
   }
   auto kv = storage_->Update(key, EncodeForWrite(res, obj), cur_revision);
   if (alloc) {
@@ -464,7 +476,7 @@ Result<WriteResult> Registry::UpdateExisting(
       json out,
       ServedAfterWrite(res, std::move(obj), kv->value, kv->mod_revision));
   KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(res, key, out, kv->mod_revision));
-  return WriteResult{std::move(out), false};
+  return MakeServed(std::move(out));
 }
 
 Status Registry::FinishDeletionIfDue(const api::ResourceInfo& res,
@@ -656,6 +668,16 @@ Result<json> Registry::GuaranteedUpdate(
     const api::ResourceInfo& res, std::string_view ns, std::string_view name,
     std::string_view subresource, const std::function<Status(json&)>& mutate,
     const WriteOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(
+      ServedPtr served,
+      GuaranteedUpdateShared(res, ns, name, subresource, mutate, opts));
+  return served->value();
+}
+
+Result<ServedPtr> Registry::GuaranteedUpdateShared(
+    const api::ResourceInfo& res, std::string_view ns, std::string_view name,
+    std::string_view subresource, const std::function<Status(json&)>& mutate,
+    const WriteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
   for (ConflictRetries retry; retry.Next();) {
     auto cur = storage_->Get(key);
@@ -671,12 +693,11 @@ Result<json> Registry::GuaranteedUpdate(
     const json& old = current->value();
     json obj = old;
     KMOCK_RETURN_IF_ERROR(mutate(obj));
-    if (obj == old) return old;
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj,
-                            opts);
+    if (obj == old) return current;
+    auto r = UpdateExistingShared(res, subresource, key, cur->mod_revision, old,
+                                  std::move(obj), opts, true);
     if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;
-    if (!r.ok()) return r.status();
-    return std::move(r).value().object;
+    return r;
   }
   return ModifiedConflict(res, std::string(name));
 }
@@ -694,8 +715,9 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
         return NotFound(res, sname);
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json obj,
-                           DecodeObject(res, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(
+        json obj,
+        served_cache_.DecodeCopy(res, key, cur->value, cur->mod_revision));
     if (!opts.precondition_uid.empty() &&
         opts.precondition_uid != MetaString(obj, "uid"))
       return Conflict(
@@ -832,8 +854,9 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
         return NotFound(*pods, name);
       return Internal(cur.status().message());
     }
-    KMOCK_ASSIGN_OR_RETURN(json pod,
-                           DecodeObject(*pods, cur->value, cur->mod_revision));
+    KMOCK_ASSIGN_OR_RETURN(
+        json pod,
+        served_cache_.DecodeCopy(*pods, key, cur->value, cur->mod_revision));
     api::ResourceInfo binding_res = *pods;
     binding_res.plural = "pods/binding";
     if (IsDeleting(pod))

@@ -202,6 +202,11 @@ class Registry {
                                 std::string_view subresource,
                                 const std::function<Status(json&)>& mutate,
                                 const WriteOptions& opts);
+  // The same, returning the object as shared with its watchers (no copy).
+  Result<ServedPtr> GuaranteedUpdateShared(
+      const api::ResourceInfo& res, std::string_view ns, std::string_view name,
+      std::string_view subresource, const std::function<Status(json&)>& mutate,
+      const WriteOptions& opts);
 
   // pods/binding: sets spec.nodeName (409 if already bound) and the
   // PodScheduled condition.
@@ -239,6 +244,13 @@ class Registry {
                                      int64_t cur_revision, const json& old,
                                      json obj, const WriteOptions& opts,
                                      bool track_fields = true);
+  // UpdateExisting's work, returning the object as shared with watchers.
+  Result<ServedPtr> UpdateExistingShared(const api::ResourceInfo& res,
+                                         std::string_view subresource,
+                                         const std::string& key,
+                                         int64_t cur_revision, const json& old,
+                                         json obj, const WriteOptions& opts,
+                                         bool track_fields);
   // Server-side apply of `config` over `live` (null: a create) by opts'
   // manager: the merged object with its managedFields, or a 409 with
   // FieldManagerConflict causes.

@@ -383,6 +383,50 @@ TEST_F(RegistryTest, WatchFromZeroSendsAddedThenChanges) {
   EXPECT_EQ(only_b[0].object()["metadata"]["name"], "b");
 }
 
+// A selected watch turns a change that moves an object into or out of the
+// selection into ADDED or DELETED: the old value decides, whether the
+// selector reads labels only (the old metadata alone is parsed) or a field
+// of the status.
+TEST_F(RegistryTest, SelectedWatchSeesObjectsEnterAndLeave) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p"), {}).ok());
+  WatchOptions by_label;
+  by_label.resource_version =
+      std::to_string(registry_->storage()->CurrentRevision());
+  by_label.label_selector = "tier=web";
+  WatchOptions by_field = by_label;
+  by_field.label_selector.clear();
+  by_field.field_selector = "status.phase=Running";
+  auto wl = registry_->Watch(*pods_, "default", by_label);
+  auto wf = registry_->Watch(*pods_, "default", by_field);
+  ASSERT_TRUE(wl.ok() && wf.ok());
+  auto change = [&](const std::function<void(json&)>& f,
+                    std::string_view subresource = "") {
+    auto r = registry_->GuaranteedUpdate(*pods_, "default", "p", subresource,
+                                         [&](json& obj) {
+                                           f(obj);
+                                           return Status::Ok();
+                                         },
+                                         {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  };
+  change([](json& o) { o["metadata"]["labels"]["tier"] = "web"; });
+  change([](json& o) { o["status"]["phase"] = "Running"; }, "status");
+  change([](json& o) { o["metadata"]["labels"]["tier"] = "db"; });
+  change([](json& o) { o["status"]["phase"] = "Succeeded"; }, "status");
+  auto types = [](ObjectWatcher* w, size_t want) {
+    std::vector<WatchEvent> evs;
+    for (int i = 0; i < 20 && evs.size() < want; ++i)
+      EXPECT_TRUE(w->Next(std::chrono::milliseconds(100), &evs).ok());
+    std::vector<std::string> out;
+    for (const auto& ev : evs) out.push_back(ev.type);
+    return out;
+  };
+  EXPECT_EQ(types(wl->get(), 3),
+            (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+  EXPECT_EQ(types(wf->get(), 3),
+            (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+}
+
 TEST_F(RegistryTest, MetadataOnlyListsAndWatchesCarryMetadataOnly) {
   ASSERT_TRUE(
       registry_->Create(*pods_, "default", Pod("a", {{"app", "x"}}), {}).ok());

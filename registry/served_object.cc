@@ -109,6 +109,16 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
   return served;
 }
 
+Result<json> ServedObjectCache::DecodeCopy(const api::ResourceInfo& res,
+                                           std::string_view key,
+                                           std::string_view bytes,
+                                           int64_t revision) {
+  if (ServedPtr hit = Lookup(SlotOf(res, key, revision), res, key, revision))
+    return hit->value();
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  return DecodeObject(res, bytes, revision);
+}
+
 void ServedObjectCache::EvictOverBudget(size_t keep) {
   for (size_t swept = 0;
        swept < kSlots && charged_.load(std::memory_order_relaxed) > budget_;

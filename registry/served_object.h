@@ -74,6 +74,15 @@ class ServedObjectCache {
                            std::string_view bytes, int64_t revision,
                            bool remember = true);
 
+  // The object of (res, key, revision) as a tree of the caller's own: a
+  // copy of the cached one (a copy costs a fraction of a parse), else
+  // decoded from bytes and not remembered (a read-modify-write of a
+  // revision the watchers are done with must not push out what they are
+  // about to use).
+  Result<nlohmann::json> DecodeCopy(const api::ResourceInfo& res,
+                                    std::string_view key,
+                                    std::string_view bytes, int64_t revision);
+
   // For metadata watchers and lists: the cached served object when there is
   // one (a full object serves as its own metadata view), else apiVersion,
   // kind and metadata decoded now and not remembered.

@@ -40,6 +40,30 @@ TEST(ServedObjectCacheTest, DecodesEachRevisionOnceAndSharesIt) {
   EXPECT_EQ((*next)->value()["metadata"]["resourceVersion"], "8");
 }
 
+// A read-modify-write gets a tree of its own: a copy of the cached
+// revision, or one decoded now and not remembered.
+TEST(ServedObjectCacheTest, DecodeCopyCopiesAHitAndDoesNotRememberAMiss) {
+  ServedObjectCache cache;
+  const std::string key = "/registry/pods/default/c";
+  std::string bytes = PodBytes("c");
+  auto cached = cache.Decode(Pods(), key, bytes, 3);
+  ASSERT_TRUE(cached.ok());
+  auto copy = cache.DecodeCopy(Pods(), key, bytes, 3);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(*copy, (*cached)->value());
+  EXPECT_EQ(cache.hits(), 1u);
+  (*copy)["metadata"]["name"] = "changed";  // the cached one stays as it was
+  EXPECT_EQ((*cached)->value()["metadata"]["name"], "c");
+
+  const uint64_t misses = cache.misses();
+  auto fresh = cache.DecodeCopy(Pods(), key, bytes, 4);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ((*fresh)["metadata"]["resourceVersion"], "4");
+  EXPECT_EQ(cache.misses(), misses + 1);
+  ASSERT_TRUE(cache.Decode(Pods(), key, bytes, 4).ok());
+  EXPECT_EQ(cache.misses(), misses + 2);  // revision 4 was not kept
+}
+
 TEST(ServedObjectCacheTest, MetadataViewsLeaveManagedFieldsOut) {
   ServedObjectCache cache;
   std::string bytes =
