@@ -151,61 +151,69 @@ Status ToSet(const json& v, const TypeNode& t, const Path& path, bool strict,
   }
 }
 
-void CompareAt(const json* l, const json* r, const TypeNode& t,
-               const Path& path, Comparison* c) {
-  // Equal subtrees hold no change: one deep comparison instead of a walk
-  // (a status write leaves spec and most metadata as they were).
-  if (l != nullptr && r != nullptr && *l == *r) return;
-  auto rule = [&] {
-    if (l == nullptr) {
-      c->added.Insert(path);
-    } else if (r == nullptr) {
-      c->removed.Insert(path);
-    } else if (*l != *r) {
-      c->modified.Insert(path);
-    }
-  };
+// Records what changed from l to r at *path, which it extends and restores
+// on the way down. REQUIRES: not both present and equal (the caller checks,
+// so an unchanged subtree costs one deep comparison and no walk: a status
+// write leaves spec and most metadata as they were).
+void CompareAt(const json* l, const json* r, const TypeNode& t, Path* path,
+               Comparison* c) {
   Kind k = EffectiveKind(l, r, t);
   if (!IsContainer(k) || (EmptyContainer(l) && EmptyContainer(r))) {
-    rule();
+    if (l == nullptr) {
+      c->added.Insert(*path);
+    } else if (r == nullptr) {
+      c->removed.Insert(*path);
+    } else if (*l != *r) {
+      c->modified.Insert(*path);
+    }
     return;
   }
+  auto child = [&](const json* lc, const json* rc, const TypeNode& ct,
+                   std::string pe) {
+    if (lc != nullptr && rc != nullptr && *lc == *rc) return;
+    path->push_back(std::move(pe));
+    CompareAt(lc, rc, ct, path, c);
+    path->pop_back();
+  };
   if (k == Kind::kStruct || k == Kind::kMap) {
-    std::set<std::string> keys;
-    if (l != nullptr && l->is_object())
-      for (const auto& [key, _] : l->items()) keys.insert(key);
-    if (r != nullptr && r->is_object())
-      for (const auto& [key, _] : r->items()) keys.insert(key);
-    for (const std::string& key : keys) {
+    // Objects keep their members in key order: walk both side by side.
+    static const json kNoMembers = json::object();
+    const json& lo = l != nullptr && l->is_object() ? *l : kNoMembers;
+    const json& ro = r != nullptr && r->is_object() ? *r : kNoMembers;
+    auto li = lo.begin(), ri = ro.begin();
+    while (li != lo.end() || ri != ro.end()) {
       const json* lc = nullptr;
       const json* rc = nullptr;
-      if (l != nullptr && l->is_object()) {
-        auto it = l->find(key);
-        if (it != l->end()) lc = &*it;
+      std::string key;
+      if (ri == ro.end() || (li != lo.end() && li.key() < ri.key())) {
+        key = li.key();
+        lc = &*li++;
+      } else if (li == lo.end() || ri.key() < li.key()) {
+        key = ri.key();
+        rc = &*ri++;
+      } else {
+        key = li.key();
+        lc = &*li++;
+        rc = &*ri++;
       }
-      if (r != nullptr && r->is_object()) {
-        auto it = r->find(key);
-        if (it != r->end()) rc = &*it;
-      }
-      CompareAt(lc, rc, t.Child(key), Append(path, "f:" + key), c);
+      child(lc, rc, t.Child(key), "f:" + key);
     }
   } else {
     IndexedList li, ri;
-    (void)IndexList(l, t, path, false, &li);
-    (void)IndexList(r, t, path, false, &ri);
+    (void)IndexList(l, t, *path, false, &li);
+    (void)IndexList(r, t, *path, false, &ri);
     TypeNode et = t.Element();
     for (const std::string& pe : MergedOrder(li, ri)) {
       auto lit = li.items.find(pe);
       auto rit = ri.items.find(pe);
-      CompareAt(lit == li.items.end() ? nullptr : lit->second,
-                rit == ri.items.end() ? nullptr : rit->second, et,
-                Append(path, pe), c);
+      child(lit == li.items.end() ? nullptr : lit->second,
+            rit == ri.items.end() ? nullptr : rit->second, et, pe);
     }
   }
   if (l == nullptr) {
-    c->added.Insert(path);
+    c->added.Insert(*path);
   } else if (r == nullptr) {
-    c->removed.Insert(path);
+    c->removed.Insert(*path);
   }
 }
 
@@ -264,7 +272,9 @@ Result<FieldSet> ToFieldSet(const json& value, const TypeNode& type,
 
 Comparison Compare(const json& lhs, const json& rhs, const TypeNode& type) {
   Comparison c;
-  CompareAt(&lhs, &rhs, type, {}, &c);
+  if (lhs == rhs) return c;
+  Path path;
+  CompareAt(&lhs, &rhs, type, &path, &c);
   return c;
 }
 
