@@ -23,6 +23,7 @@ constexpr char kComponent[] = "deployment-controller";
 
 registry::WriteOptions ControllerWrite() {
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:serviceaccount:kube-system:deployment-controller";
   wo.user.groups = {"system:serviceaccounts",
                     "system:serviceaccounts:kube-system",

@@ -127,6 +127,7 @@ Status EventRecorder::Record(const json& involved, const EventRecord& rec,
                                 ? "system:node:" + source_.host
                                 : "system:kube-scheduler";
   write.options.field_manager = source_.component;
+  write.options.typed_in_process = true;
   write.object_name = ObjectAt(involved, "metadata").value("name", "object");
   if (stamp == 0) stamp = ReserveStamp();
   write.event = BuildEvent(involved, source_, rec, now,

@@ -19,6 +19,7 @@ std::string UidOf(const json& obj) {
 
 registry::WriteOptions CollectorWrite() {
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:serviceaccount:kube-system:generic-garbage-collector";
   wo.user.groups = {"system:serviceaccounts",
                     "system:serviceaccounts:kube-system",

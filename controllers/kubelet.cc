@@ -186,6 +186,7 @@ Status Kubelets::WriteStatus(const json& pod, const PodRuntime& rt) {
   std::string uid = UidOf(pod);
   TimePoint now = clock_->Now();
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:node:" + NodeNameOf(pod);
   wo.user.groups = {"system:nodes", "system:authenticated"};
   wo.field_manager = "kubelet";

@@ -31,6 +31,7 @@ bool HasSpecFinalizer(const json& ns, const std::string& f) {
 
 registry::WriteOptions ControllerWrite() {
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:serviceaccount:kube-system:namespace-controller";
   wo.user.groups = {"system:serviceaccounts",
                     "system:serviceaccounts:kube-system",

@@ -15,6 +15,7 @@ constexpr char kLeaseNamespace[] = "kube-node-lease";
 
 registry::WriteOptions KubeletWrite(const std::string& node) {
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:node:" + node;
   wo.user.groups = {"system:nodes", "system:authenticated"};
   wo.field_manager = "kubelet";

@@ -22,6 +22,7 @@ constexpr int kSlowStartInitialBatch = 1;
 
 registry::WriteOptions ControllerWrite() {
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:serviceaccount:kube-system:replicaset-controller";
   wo.user.groups = {"system:serviceaccounts",
                     "system:serviceaccounts:kube-system",

@@ -174,6 +174,7 @@ Status Scheduler::Sync(const std::string& key) {
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", d.node}}}};
   if (md.contains("uid")) binding["metadata"]["uid"] = md["uid"];
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:kube-scheduler";
   wo.field_manager = "kube-scheduler";
   int64_t stamp = recorder_.ReserveStamp();
@@ -233,6 +234,7 @@ Status Scheduler::MarkUnschedulable(const json& pod,
   const json& md = pod["metadata"];
   std::string now = FormatRfc3339(clock_->Now());
   registry::WriteOptions wo;
+  wo.typed_in_process = true;
   wo.user.name = "system:kube-scheduler";
   wo.field_manager = "kube-scheduler";
   std::string uid = md.value("uid", "");

@@ -66,6 +66,11 @@ struct WriteOptions {
   const api::BodyFindings* body_findings = nullptr;
   // Warnings to send back (Warning: 299 headers). May be null.
   std::vector<std::string>* warnings = nullptr;
+  // The object was built by the server's own components (controllers,
+  // kubelets, scheduler) from stored objects, as their Go counterparts
+  // build typed structs: it skips the type and unknown-field check of a
+  // decoded request body (fieldValidation), which has nothing to find.
+  bool typed_in_process = false;
 };
 
 struct WriteResult {
