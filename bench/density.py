@@ -122,34 +122,49 @@ class PodWatch(threading.Thread):
     def __init__(self, client, case, resource_version):
         super().__init__(daemon=True)
         self.client = client
-        self.path = ("/api/v1/namespaces/%s/pods?watch=1&labelSelector=%s%%3D%s"
-                     "&resourceVersion=%s&timeoutSeconds=1800" %
-                     (NAMESPACE, LABEL, case, resource_version))
+        self.case = case
+        self.resource_version = resource_version  # the last one seen
         self.cond = threading.Condition()
         self.phases = {}
         self.running = 0
         self.events = 0
+        self.rewatches = 0  # watches closed by the server and made again
+        self.stopping = False
         self.error = None
         self.first_running = None  # when the first pod went Running
         self.running_at = {}  # name -> when it was first seen Running
         self.conn = None
         self.established = threading.Event()
 
+    def path(self):
+        return ("/api/v1/namespaces/%s/pods?watch=1&labelSelector=%s%%3D%s"
+                "&resourceVersion=%s&timeoutSeconds=1800" %
+                (NAMESPACE, LABEL, self.case, self.resource_version))
+
     def run(self):
+        """Watches; a watch the server closes (as it closes one that fell
+        behind) is watched again from the last resourceVersion seen, as a
+        client-go reflector does."""
         try:
-            self.conn = self.client.connect(timeout=None)
-            self.conn.request("GET", self.path,
-                              headers={"Accept": "application/json"})
-            resp = self.conn.getresponse()
-            if resp.status != 200:
-                raise RuntimeError("watch answered %d: %s" %
-                                   (resp.status, resp.read()[:300]))
-            self.established.set()
             while True:
-                line = resp.readline()
-                if not line:
-                    raise RuntimeError("the watch ended")
-                self._event(json.loads(line))
+                self.conn = self.client.connect(timeout=None)
+                self.conn.request("GET", self.path(),
+                                  headers={"Accept": "application/json"})
+                resp = self.conn.getresponse()
+                if resp.status != 200:
+                    raise RuntimeError("watch answered %d: %s" %
+                                       (resp.status, resp.read()[:300]))
+                self.established.set()
+                while True:
+                    line = resp.readline()
+                    if not line:
+                        break
+                    self._event(json.loads(line))
+                self.conn.close()
+                if self.stopping:
+                    return
+                with self.cond:
+                    self.rewatches += 1
         except Exception as e:  # reported to the waiting caller
             with self.cond:
                 if self.error is None:
@@ -167,6 +182,7 @@ class PodWatch(threading.Thread):
         name = obj["metadata"]["name"]
         with self.cond:
             self.events += 1
+            self.resource_version = obj["metadata"]["resourceVersion"]
             was = self.phases.get(name) == "Running"
             if kind == "DELETED":
                 self.phases.pop(name, None)
@@ -198,6 +214,7 @@ class PodWatch(threading.Thread):
             return time.monotonic()
 
     def stop(self):
+        self.stopping = True
         if self.conn is not None:
             try:
                 self.conn.sock.shutdown(2)

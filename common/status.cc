@@ -44,6 +44,8 @@ const char* StatusCodeName(StatusCode code) {
       return "Compacted";
     case StatusCode::kFutureRevision:
       return "FutureRevision";
+    case StatusCode::kFellBehind:
+      return "FellBehind";
   }
   return "Unknown";
 }

@@ -42,6 +42,8 @@ enum class StatusCode {
   // Storage-level codes; the registry maps them to API codes.
   kCompacted,       // the requested revision was compacted away
   kFutureRevision,  // the requested revision is beyond the current one
+  kFellBehind,      // a watcher's queue overflowed and the watch was ended;
+                    // it may watch again from the last revision it saw
 };
 
 // One field error, as in a Kubernetes StatusCause.

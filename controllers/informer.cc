@@ -363,6 +363,16 @@ Result<std::string> Informer::ListAndReplace() {
 }
 
 void Informer::WatchFrom(const std::string& rv) {
+  // A watch that ended because this informer fell behind resumes from the
+  // last revision it saw, as a reflector does when its watch is closed;
+  // anything else (a compacted revision, an ERROR) relists.
+  for (std::string from = rv; WatchOnce(from) && !stop_;) {
+    std::lock_guard<std::mutex> l(mu_);
+    from = last_rv_;
+  }
+}
+
+bool Informer::WatchOnce(const std::string& rv) {
   registry::WatchOptions wo;
   wo.label_selector = options_.label_selector;
   wo.field_selector = options_.field_selector;
@@ -370,7 +380,7 @@ void Informer::WatchFrom(const std::string& rv) {
   wo.allow_bookmarks = true;
   wo.metadata_only = options_.metadata_only;
   auto w = registry_->Watch(*resource_, options_.ns, wo);
-  if (!w.ok()) return;
+  if (!w.ok()) return false;
   std::unique_ptr<registry::ObjectWatcher> watcher = std::move(w).value();
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -378,10 +388,12 @@ void Informer::WatchFrom(const std::string& rv) {
   }
   if (stop_) watcher->Stop();
   std::vector<registry::WatchEvent> events;
+  bool resume = false;
   while (!stop_) {
     events.clear();
     Status st = watcher->Next(options_.poll, &events);
     bool relist = !st.ok();
+    resume = st.code() == StatusCode::kFellBehind;
     for (auto& ev : events) {
       if (ev.type == "ADDED" || ev.type == "MODIFIED") {
         // Shares the decoded object with every other watcher of the event.
@@ -406,6 +418,7 @@ void Informer::WatchFrom(const std::string& rv) {
     watcher_ = nullptr;
   }
   watcher->Stop();
+  return resume;
 }
 
 void Informer::Run() {

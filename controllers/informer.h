@@ -113,6 +113,9 @@ class Informer {
   Result<std::string> ListAndReplace();
   // Watches until Stop or an error. Returns when a relist is needed.
   void WatchFrom(const std::string& rv);
+  // One watch from rv until Stop or its end. Returns true when it ended
+  // because this informer fell behind (watch again from last_rv_).
+  bool WatchOnce(const std::string& rv);
   void Upsert(ObjectPtr obj);
   void Remove(const json& obj);
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -187,6 +189,47 @@ TEST_F(InformerTest, MetadataInformerKeepsOnlyMetadataOfColdObjects) {
   EXPECT_EQ(cold->value("kind", ""), "Lease");
   EXPECT_FALSE(cold->contains("spec"));
   EXPECT_FALSE(cold->at("metadata").contains("managedFields"));
+}
+
+// An informer too slow for its watch queue has the watch closed under it
+// (as kube-apiserver's watch cache closes one); it watches again from the
+// last revision it saw, without a relist, and misses nothing.
+TEST_F(InformerTest, FallingBehindResumesTheWatchWithoutRelisting) {
+  informer_.reset();
+  registry_.reset();
+  storage_->Close();
+  store::StorageOptions so;
+  so.watcher_queue_limit = 4;
+  storage_ = registry::testing::OpenMemoryStore(so);
+  ASSERT_NE(storage_, nullptr);
+  registry_ = std::make_unique<registry::Registry>(storage_.get(), &clock_,
+                                                   &rng_, /*cache*/ 0);
+  ASSERT_TRUE(
+      registry::testing::CreateNamespace(registry_.get(), "default").ok());
+  informer_ =
+      std::make_unique<Informer>(registry_.get(), leases_, InformerOptions{});
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  EventHandlers h;
+  h.on_add = [&](const json&) {  // holds the informer until released
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return release; });
+  };
+  informer_->AddHandlers(h);
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+  json last;
+  for (int i = 0; i < 20; ++i) last = Write("s" + std::to_string(i), "h");
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  WaitFor(last);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NE(informer_->Get("default/s" + std::to_string(i)), nullptr) << i;
+  EXPECT_EQ(informer_->ListCount(), 1);
 }
 
 TEST_F(InformerTest, ListsInPagesAtOneRevision) {

@@ -32,7 +32,12 @@ void WorkerPool::Run() {
     if (st.ok()) {
       queue_->Forget(*key);
     } else {
-      if (queue_->NumRequeues(*key) < kLoggedFailures) {
+      // An object deleted or changed under a sync (NotFound, Conflict) is
+      // the routine race of a level-triggered loop: retried, not logged,
+      // as upstream controllers log it only at raised verbosity.
+      const bool routine = st.code() == StatusCode::kNotFound ||
+                           st.code() == StatusCode::kConflict;
+      if (!routine && queue_->NumRequeues(*key) < kLoggedFailures) {
         std::fprintf(stderr, "%s: sync %s failed: %s\n", name_.c_str(),
                      key->c_str(), st.ToString().c_str());
       }

@@ -1,8 +1,10 @@
 // Runs N worker threads over a WorkQueue, each calling a sync function for
 // the keys it takes: the processNextWorkItem loop of an upstream controller.
 //
-// A sync that returns an error puts the key back with AddRateLimited; a sync
-// that succeeds makes the queue forget the key's failures. A sync that wants
+// A sync that returns an error puts the key back with AddRateLimited (and
+// logs it, unless it is the routine NotFound or Conflict of an object that
+// changed under the sync); a sync that succeeds makes the queue forget the
+// key's failures. A sync that wants
 // to be called again later (a delayed lifecycle stage) calls AddAfter itself.
 //
 // The destructor shuts the queue down and joins the workers (RAII).

@@ -890,6 +890,9 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
         storage_->Update(key, EncodeForWrite(*pods, pod), cur->mod_revision);
     if (!kv.ok()) {
       if (kv.status().code() == StatusCode::kConflict) continue;
+      // Deleted between the read and the write.
+      if (kv.status().code() == StatusCode::kNotFound)
+        return NotFound(*pods, name);
       return Internal(kv.status().message());
     }
     break;

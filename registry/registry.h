@@ -120,7 +120,10 @@ class ObjectWatcher {
  public:
   virtual ~ObjectWatcher() = default;
   // Waits up to timeout; appends events to out (none on timeout). An error
-  // ends the watch; the server sends it as an ERROR event first.
+  // ends the watch; the server sends it as an ERROR event first, except
+  // kFellBehind (the client read too slowly), which ends the stream as
+  // kube-apiserver's watch cache ends a watcher that fell behind: without
+  // an ERROR, so the client watches again from its last resourceVersion.
   virtual Status Next(std::chrono::milliseconds timeout,
                       std::vector<WatchEvent>* out) = 0;
   virtual void Stop() = 0;

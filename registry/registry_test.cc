@@ -520,6 +520,34 @@ TEST_F(RegistryTest, BindSetsNodeOnce) {
   EXPECT_EQ(again.status().code(), StatusCode::kConflict);
 }
 
+// A pod deleted while it is being bound: the binding gets 404 NotFound
+// whichever step the delete lands between, never a 500.
+TEST_F(RegistryTest, BindingAPodBeingDeletedIsNotFound) {
+  constexpr int kPods = 300;
+  for (int i = 0; i < kPods; ++i)
+    ASSERT_TRUE(
+        registry_->Create(*pods_, "default", Pod("d" + std::to_string(i)), {})
+            .ok());
+  std::atomic<int> unexpected{0};
+  std::thread binder([&] {
+    for (int i = 0; i < kPods; ++i) {
+      const std::string name = "d" + std::to_string(i);
+      json binding = {{"metadata", {{"name", name}}},
+                      {"target", {{"kind", "Node"}, {"name", "worker-1"}}}};
+      auto r = registry_->Bind("default", name, binding, {});
+      if (!r.ok() && r.status().code() != StatusCode::kNotFound &&
+          r.status().code() != StatusCode::kConflict)
+        unexpected++;
+    }
+  });
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  for (int i = 0; i < kPods; ++i)
+    (void)registry_->Delete(*pods_, "default", "d" + std::to_string(i), now);
+  binder.join();
+  EXPECT_EQ(unexpected.load(), 0);
+}
+
 }  // namespace
 }  // namespace kmock::registry
 

@@ -39,6 +39,7 @@ CodeInfo Info(StatusCode code) {
       return {410, "Gone", false};
     case StatusCode::kExpired:
     case StatusCode::kCompacted:
+    case StatusCode::kFellBehind:
       return {410, "Expired", false};
     case StatusCode::kRequestEntityTooLarge:
       return {413, "RequestEntityTooLarge", false};

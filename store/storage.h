@@ -108,9 +108,11 @@ class Watcher {
 
   // Waits up to `timeout` for the next events and appends them to `out`.
   // Returns OK with nothing appended on timeout. Returns an error when the
-  // watch has ended: kCompacted when the watcher fell too far behind (its
-  // bounded queue overflowed) or its start was compacted, kServiceUnavailable
-  // when the store is shutting down. After an error, the watcher is dead.
+  // watch has ended: kFellBehind when the watcher fell too far behind (its
+  // bounded queue overflowed; a new watch from the last revision it saw
+  // picks up where it stopped), kCompacted when its start was compacted,
+  // kServiceUnavailable when the store is shutting down. After an error,
+  // the watcher is dead.
   virtual Status Next(std::chrono::milliseconds timeout,
                       std::vector<EventPtr>* out) = 0;
   // Ends the watch; a blocked Next returns kServiceUnavailable. Idempotent.

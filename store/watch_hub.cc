@@ -19,9 +19,9 @@ bool WatchQueue::Push(const std::vector<EventPtr>& events) {
       if (e->revision <= floor_) continue;
       if (queue_.size() >= limit_) {
         ended_ = true;
-        end_status_ = Status(StatusCode::kCompacted,
-                             "watcher fell too far behind; relist and watch "
-                             "again");
+        end_status_ = Status(StatusCode::kFellBehind,
+                             "watcher fell too far behind; watch again from "
+                             "the last revision seen");
         queue_.clear();
         alive = false;
         break;

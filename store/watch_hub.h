@@ -2,8 +2,9 @@
 //
 // The writer publishes each group of events once (shared, never copied per
 // watcher); each watcher has a bounded queue of its own. A watcher whose
-// queue would exceed its limit is ended with kCompacted (the client must
-// relist) and dropped: a slow watcher never blocks the writer.
+// queue would exceed its limit is ended with kFellBehind and dropped: a
+// slow watcher never blocks the writer. It may watch again from the last
+// revision it saw, which the log replays unless compacted.
 //
 // A watch from an old revision is built in three steps (no event lost or
 // repeated): Register (live events start queueing), replay the log from a

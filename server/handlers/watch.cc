@@ -110,7 +110,10 @@ class WatchStream : public FanoutTarget,
         if (!WriteLine(sink, LineFor(e))) return false;
       }
       if (end) {
-        if (!tracker_->stopped()) WriteEventTo(sink, "ERROR", StatusJson(*end));
+        // A watcher that fell behind is closed without an ERROR, as the
+        // watch cache closes it: clients watch again from where they were.
+        if (!tracker_->stopped() && end->code() != StatusCode::kFellBehind)
+          WriteEventTo(sink, "ERROR", StatusJson(*end));
         sink.done();
         return true;
       }
