@@ -242,7 +242,7 @@ Flags:
   --write-timeout D         a client that reads nothing for this long (a
                             stalled watch) is disconnected (default 10s)
   --watch-queue-limit N     events queued for one slow watch before it is
-                            ended with 410 Expired (default 10000)
+                            closed; clients watch again (default 10000)
   --compaction-interval D   how often store history is compacted, keeping one
                             interval of history; 0 disables (default 5m)
   --event-ttl D             events are deleted this long after their last
