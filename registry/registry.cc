@@ -417,17 +417,6 @@ Result<WriteResult> Registry::UpdateExisting(
     const api::ResourceInfo& res, std::string_view subresource,
     const std::string& key, int64_t cur_revision, const json& old, json obj,
     const WriteOptions& opts, bool track_fields) {
-  KMOCK_ASSIGN_OR_RETURN(
-      ServedPtr served,
-      UpdateExistingShared(res, subresource, key, cur_revision, old,
-                           std::move(obj), opts, track_fields));
-  return WriteResult{served->value(), false};
-}
-
-Result<ServedPtr> Registry::UpdateExistingShared(
-    const api::ResourceInfo& res, std::string_view subresource,
-    const std::string& key, int64_t cur_revision, const json& old, json obj,
-    const WriteOptions& opts, bool track_fields) {
   const std::string name = MetaString(old, "name");
   obj["apiVersion"] = res.ApiVersion();
   obj["kind"] = res.kind;
@@ -458,7 +447,7 @@ Result<ServedPtr> Registry::UpdateExistingShared(
   }
   if (opts.dry_run) {
     if (alloc) alloc->ReleaseAfterUpdate(old, obj);
-    return MakeServed(std::move(obj));
+    return WriteResult{obj, false};
   }
   auto kv = storage_->Update(key, EncodeForWrite(res, obj), cur_revision);
   if (alloc) {
@@ -477,7 +466,7 @@ Result<ServedPtr> Registry::UpdateExistingShared(
       json out,
       ServedAfterWrite(res, std::move(obj), kv->value, kv->mod_revision));
   KMOCK_RETURN_IF_ERROR(FinishDeletionIfDue(res, key, out, kv->mod_revision));
-  return MakeServed(std::move(out));
+  return WriteResult{std::move(out), false};
 }
 
 Status Registry::FinishDeletionIfDue(const api::ResourceInfo& res,
@@ -670,12 +659,22 @@ Result<json> Registry::GuaranteedUpdate(
     std::string_view subresource, const std::function<Status(json&)>& mutate,
     const WriteOptions& opts) {
   KMOCK_ASSIGN_OR_RETURN(
-      ServedPtr served,
-      GuaranteedUpdateShared(res, ns, name, subresource, mutate, opts));
-  return served->value();
+      Updated r, UpdateWithRetries(res, ns, name, subresource, mutate, opts));
+  if (r.unchanged) return r.unchanged->value();
+  return std::move(r.written);
 }
 
 Result<ServedPtr> Registry::GuaranteedUpdateShared(
+    const api::ResourceInfo& res, std::string_view ns, std::string_view name,
+    std::string_view subresource, const std::function<Status(json&)>& mutate,
+    const WriteOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(
+      Updated r, UpdateWithRetries(res, ns, name, subresource, mutate, opts));
+  if (r.unchanged) return r.unchanged;
+  return MakeServed(std::move(r.written));
+}
+
+Result<Registry::Updated> Registry::UpdateWithRetries(
     const api::ResourceInfo& res, std::string_view ns, std::string_view name,
     std::string_view subresource, const std::function<Status(json&)>& mutate,
     const WriteOptions& opts) {
@@ -694,11 +693,12 @@ Result<ServedPtr> Registry::GuaranteedUpdateShared(
     const json& old = current->value();
     json obj = old;
     KMOCK_RETURN_IF_ERROR(mutate(obj));
-    if (obj == old) return current;
-    auto r = UpdateExistingShared(res, subresource, key, cur->mod_revision, old,
-                                  std::move(obj), opts, true);
+    if (obj == old) return Updated{current, json()};
+    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
+                            std::move(obj), opts);
     if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;
-    return r;
+    if (!r.ok()) return r.status();
+    return Updated{nullptr, std::move(r).value().object};
   }
   return ModifiedConflict(res, std::string(name));
 }

@@ -252,13 +252,17 @@ class Registry {
                                      int64_t cur_revision, const json& old,
                                      json obj, const WriteOptions& opts,
                                      bool track_fields = true);
-  // UpdateExisting's work, returning the object as shared with watchers.
-  Result<ServedPtr> UpdateExistingShared(const api::ResourceInfo& res,
-                                         std::string_view subresource,
-                                         const std::string& key,
-                                         int64_t cur_revision, const json& old,
-                                         json obj, const WriteOptions& opts,
-                                         bool track_fields);
+  // GuaranteedUpdate's loop: the current object when the mutation changed
+  // nothing (no write), else the object written.
+  struct Updated {
+    ServedPtr unchanged;
+    json written;
+  };
+  Result<Updated> UpdateWithRetries(const api::ResourceInfo& res,
+                                    std::string_view ns, std::string_view name,
+                                    std::string_view subresource,
+                                    const std::function<Status(json&)>& mutate,
+                                    const WriteOptions& opts);
   // Server-side apply of `config` over `live` (null: a create) by opts'
   // manager: the merged object with its managedFields, or a 409 with
   // FieldManagerConflict causes.
