@@ -1,12 +1,13 @@
 """A Deployment that controllers keep running, through kubectl: create,
 rollout status, get -o wide, apply with a rolling update seen by get -w,
 a deleted pod replaced, scale, set image, rollout history / undo /
-restart / pause / resume, describe, delete, and bad input with
-kube-apiserver's codes and messages."""
+restart / pause / resume, describe, delete, bad input with
+kube-apiserver's codes and messages, and a `get -w` that falls behind."""
 
 import json
 import os
 import re
+import subprocess
 import time
 import unittest
 
@@ -546,6 +547,48 @@ class DeploymentBadInputTest(harness.ServerTestCase):
         self.assertEqual(p.stderr, 'Error from server (NotFound): '
                          'pods "proto" not found\n')
 
+
+
+class SlowWatchTest(harness.ServerTestCase):
+    """A `kubectl get -w` that stops reading falls behind; kube-apiserver's
+    watch cache closes such a watch without an error event, and kubectl
+    ends with the pods it saw and nothing else."""
+
+    server_args = ("--watch-queue-limit", "10")
+
+    def ready_replicas(self, name):
+        p = self.kubectl.run("get", "deployment", name, "-o",
+                             "jsonpath={.status.readyReplicas}", check=False)
+        return p.stdout.strip()
+
+    def test_a_watch_that_falls_behind_ends_quietly(self):
+        self.kubectl.run("create", "deployment", "crowd", "--image=nginx:1.25",
+                         "--replicas=1")
+        # -o json: each event is kilobytes, so kubectl soon blocks on the
+        # pipe nobody reads, stops reading its watch, and the server's queue
+        # of ten events for it overflows while the pods come up.
+        watch = subprocess.Popen(
+            self.kubectl.argv("get", "pods", "-w", "-o", "json"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, text=True, env=self.kubectl.env)
+        try:
+            time.sleep(2)  # kubectl has listed and is watching
+            self.kubectl.run("scale", "deployment", "crowd", "--replicas=200")
+            self.assertTrue(harness.wait_until(
+                lambda: self.ready_replicas("crowd") == "200", 60,
+                interval=0.5))
+            out, err = watch.communicate(timeout=harness.budget(30))
+        finally:
+            if watch.poll() is None:
+                watch.kill()
+                watch.wait()
+        self.assertEqual(watch.returncode, 0, err)
+        self.assertEqual(err, "")
+        self.assertIn('"name": "crowd-', out)
+        # An ERROR event would have been printed as a Status object
+        # ("too old resource version"); the watch cache sends none.
+        self.assertFalse('"kind": "Status"' in out, out[-400:])
+        self.kubectl.run("delete", "deployment", "crowd")
 
 if __name__ == "__main__":
     unittest.main()
