@@ -83,9 +83,17 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
           },
   });
   nodes_->AddHandlers(EventHandlers{
-      .on_add = [this](const json&) { RequeueUnschedulable(); },
-      .on_update = [this](const json&, const json&) { RequeueUnschedulable(); },
-      .on_delete = nullptr,
+      .on_add =
+          [this](const json& node) {
+            UpdateNode(node, false);
+            RequeueUnschedulable();
+          },
+      .on_update =
+          [this](const json&, const json& node) {
+            UpdateNode(node, false);
+            RequeueUnschedulable();
+          },
+      .on_delete = [this](const json& node) { UpdateNode(node, true); },
   });
 }
 
@@ -130,6 +138,7 @@ Status Scheduler::Sync(const std::string& key) {
     return Status::Ok();
   }
   std::vector<scheduling::NodeState> states;
+  size_t start = 0;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (assumed_.count(key)) return Status::Ok();  // bound, cache behind
@@ -142,10 +151,10 @@ Status Scheduler::Sync(const std::string& key) {
       if (ap && !NodeNameOf(*ap).empty()) continue;
       assumed_by_node[a.first] += a.second;
     }
-    for (const auto& node : nodes_->List()) {
+    states.reserve(nodes_by_name_.size());
+    for (const auto& [name, info] : nodes_by_name_) {
       scheduling::NodeState st;
-      st.node = node;
-      const std::string& name = StringAt(ObjectAt(*node, "metadata"), "name");
+      st.info = info;
       if (auto u = node_usage_.find(name); u != node_usage_.end()) {
         st.used = u->second.fit;
         st.used_for_scoring = u->second.score;
@@ -156,12 +165,13 @@ Status Scheduler::Sync(const std::string& key) {
       }
       states.push_back(std::move(st));
     }
+    start = next_start_;
   }
-  std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
-    return StringAt(ObjectAt(*a.node, "metadata"), "name") <
-           StringAt(ObjectAt(*b.node, "metadata"), "name");
-  });
-  scheduling::Decision d = scheduling::SelectNode(*pod, states, rng_);
+  scheduling::Decision d = scheduling::SelectNode(*pod, states, rng_, start);
+  if (!states.empty()) {
+    std::lock_guard<std::mutex> l(mu_);
+    next_start_ = (start + d.processed) % states.size();
+  }
   const json& md = (*pod)["metadata"];
   std::string ns = md.value("namespace", "");
   std::string name = md.value("name", "");
@@ -219,6 +229,21 @@ void Scheduler::CountLocked(const std::string& key, const json* pod) {
   u.fit += d.fit;
   u.score += d.score;
   counted_[key] = Counted{node, uid, d};
+}
+
+void Scheduler::UpdateNode(const json& node, bool deleted) {
+  std::string name = StringAt(ObjectAt(node, "metadata"), "name");
+  std::shared_ptr<const scheduling::NodeInfo> info;
+  if (!deleted) {
+    info = std::make_shared<const scheduling::NodeInfo>(
+        scheduling::MakeNodeInfo(std::make_shared<const json>(node)));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (info) {
+    nodes_by_name_[name] = std::move(info);
+  } else {
+    nodes_by_name_.erase(name);
+  }
 }
 
 Status Scheduler::MarkUnschedulable(const json& pod,

@@ -3,7 +3,9 @@
 // node (scheduling/select_node.h), through pods/binding, and records a
 // Scheduled event. A pod that fits nowhere gets PodScheduled=False
 // (reason Unschedulable) and a FailedScheduling event, and is tried again
-// whenever a node or a pod changes.
+// whenever a node or a pod changes. Nodes are read through NodeInfo views
+// built once per node revision; in clusters of 100 nodes or more a decision
+// searches only part of them, round robin, as kube-scheduler does.
 //
 // Thread safety: Start/Stop from one thread; informer handlers and one
 // worker thread run inside.
@@ -22,6 +24,7 @@
 #include "controllers/event_recorder.h"
 #include "controllers/informer.h"
 #include "controllers/resources_lookup.h"
+#include "controllers/scheduling/node_info.h"
 #include "controllers/scheduling/resources.h"
 #include "controllers/work_queue.h"
 #include "controllers/worker_pool.h"
@@ -91,10 +94,17 @@ class Scheduler {
   };
   std::unordered_map<std::string, Counted> counted_;    // pod key ->
   std::unordered_map<std::string, Demand> node_usage_;  // node -> sums
+  // Every node as the filters read it, by name (the order searched), rebuilt
+  // when the node changes; and where the next search starts.
+  std::map<std::string, std::shared_ptr<const scheduling::NodeInfo>>
+      nodes_by_name_;
+  size_t next_start_ = 0;
 
   // Counts the pod under key as it is now (null: deleted): on its node
   // while bound and not terminal. REQUIRES: mu_ held.
   void CountLocked(const std::string& key, const nlohmann::json* pod);
+  // Records the node as it is now (null: deleted).
+  void UpdateNode(const json& node, bool deleted);
 };
 
 }  // namespace kmock::controllers

@@ -139,18 +139,27 @@ bool MatchesNodeAffinity(const json& pod, const json& node) {
 
 std::optional<FilterFailure> CheckUnschedulable(const json& pod,
                                                 const json& node) {
-  if (!ObjectAt(node, "spec").value("unschedulable", false)) {
-    return std::nullopt;
-  }
+  return CheckUnschedulable(
+      ArrayAt(ObjectAt(pod, "spec"), "tolerations"),
+      ObjectAt(node, "spec").value("unschedulable", false));
+}
+
+std::optional<FilterFailure> CheckUnschedulable(const json& tolerations,
+                                                bool unschedulable) {
+  if (!unschedulable) return std::nullopt;
   json taint = {{"key", kUnschedulableTaint}, {"effect", "NoSchedule"}};
-  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
   if (ToleratesAny(tolerations, taint)) return std::nullopt;
   return FilterFailure{{"node(s) were unschedulable"}, false};
 }
 
 std::optional<FilterFailure> CheckTaints(const json& pod, const json& node) {
-  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
-  for (const auto& taint : EffectiveTaints(node)) {
+  return CheckTaints(ArrayAt(ObjectAt(pod, "spec"), "tolerations"),
+                     EffectiveTaints(node));
+}
+
+std::optional<FilterFailure> CheckTaints(const json& tolerations,
+                                         const std::vector<json>& taints) {
+  for (const auto& taint : taints) {
     if (!HardEffect(Str(taint, "effect"))) continue;
     if (ToleratesAny(tolerations, taint)) continue;
     return FilterFailure{{"node(s) had untolerated taint {" +
@@ -183,12 +192,15 @@ std::optional<FilterFailure> CheckResources(const Resources& request,
   return f;
 }
 
-std::optional<FilterFailure> RunFilters(const json& pod, const json& node,
+std::optional<FilterFailure> RunFilters(const PodInfo& pod,
+                                        const NodeInfo& node,
                                         const Resources& used) {
-  if (auto f = CheckUnschedulable(pod, node)) return f;
-  if (auto f = CheckTaints(pod, node)) return f;
-  if (auto f = CheckAffinity(pod, node)) return f;
-  return CheckResources(PodRequests(pod), NodeAllocatable(node), used);
+  if (auto f = CheckUnschedulable(*pod.tolerations, node.unschedulable)) {
+    return f;
+  }
+  if (auto f = CheckTaints(*pod.tolerations, node.taints)) return f;
+  if (auto f = CheckAffinity(*pod.pod, *node.node)) return f;
+  return CheckResources(pod.request, node.allocatable, used);
 }
 
 }  // namespace kmock::controllers::scheduling

@@ -5,7 +5,8 @@
 // affinity), NodeResourcesFit. Each returns the reasons a node does not fit,
 // worded as kube-scheduler words them ("Insufficient cpu").
 //
-// Thread safety: pure functions over JSON values.
+// Thread safety: pure functions over JSON values and their NodeInfo and
+// PodInfo views.
 #ifndef KMOCK_CONTROLLERS_SCHEDULING_FILTERS_H_
 #define KMOCK_CONTROLLERS_SCHEDULING_FILTERS_H_
 
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/scheduling/node_info.h"
 #include "controllers/scheduling/resources.h"
 
 namespace kmock::controllers::scheduling {
@@ -46,7 +48,12 @@ bool MatchesNodeAffinity(const json& pod, const json& node);
 
 std::optional<FilterFailure> CheckUnschedulable(const json& pod,
                                                 const json& node);
+std::optional<FilterFailure> CheckUnschedulable(const json& tolerations,
+                                                bool unschedulable);
 std::optional<FilterFailure> CheckTaints(const json& pod, const json& node);
+// taints: the node's effective taints (EffectiveTaints).
+std::optional<FilterFailure> CheckTaints(const json& tolerations,
+                                         const std::vector<json>& taints);
 std::optional<FilterFailure> CheckAffinity(const json& pod, const json& node);
 // `used` is the sum of the requests of the pods already on the node.
 std::optional<FilterFailure> CheckResources(const Resources& request,
@@ -54,7 +61,8 @@ std::optional<FilterFailure> CheckResources(const Resources& request,
                                             const Resources& used);
 
 // Runs the filters in order and stops at the first failure.
-std::optional<FilterFailure> RunFilters(const json& pod, const json& node,
+std::optional<FilterFailure> RunFilters(const PodInfo& pod,
+                                        const NodeInfo& node,
                                         const Resources& used);
 
 }  // namespace kmock::controllers::scheduling

@@ -31,13 +31,13 @@ std::string Histogram(const std::map<std::string, int>& counts) {
   return out;
 }
 
-int64_t PreferNoSchedulePenalty(const json& pod, const json& node) {
-  const json& tolerations = ArrayAt(ObjectAt(pod, "spec"), "tolerations");
+int64_t PreferNoSchedulePenalty(const PodInfo& pod, const NodeInfo& node) {
+  if (!node.prefer_no_schedule) return 0;
   int64_t penalty = 0;
-  for (const auto& taint : ArrayAt(ObjectAt(node, "spec"), "taints")) {
+  for (const auto& taint : node.taints) {
     if (taint.value("effect", "") != "PreferNoSchedule") continue;
     bool tolerated = false;
-    for (const auto& t : tolerations) {
+    for (const auto& t : *pod.tolerations) {
       if (Tolerates(t, taint)) tolerated = true;
     }
     if (!tolerated) penalty += kPreferNoSchedulePenalty;
@@ -47,9 +47,18 @@ int64_t PreferNoSchedulePenalty(const json& pod, const json& node) {
 
 }  // namespace
 
-int64_t LeastRequestedScore(const json& pod, const NodeState& node) {
-  Resources req = PodRequestsForScoring(pod);
-  Resources alloc = NodeAllocatable(*node.node);
+size_t NumFeasibleNodesToFind(size_t all_nodes) {
+  constexpr size_t kMinFeasibleNodes = 100;
+  constexpr size_t kMinPercentage = 5;
+  if (all_nodes < kMinFeasibleNodes) return all_nodes;
+  size_t drop = all_nodes / 125;
+  size_t percentage = drop >= 50 - kMinPercentage ? kMinPercentage : 50 - drop;
+  return std::max(kMinFeasibleNodes, all_nodes * percentage / 100);
+}
+
+int64_t LeastRequestedScore(const PodInfo& pod, const NodeState& node) {
+  const Resources& req = pod.scoring_request;
+  const Resources& alloc = node.info->allocatable;
   int64_t cpu = FreeScore(node.used_for_scoring.milli_cpu + req.milli_cpu,
                           alloc.milli_cpu);
   int64_t mem =
@@ -81,22 +90,25 @@ std::string FitErrorMessage(
 }
 
 Decision SelectNode(const json& pod, const std::vector<NodeState>& nodes,
-                    Rng* rng) {
+                    Rng* rng, size_t start) {
+  PodInfo info = MakePodInfo(pod);
   std::map<std::string, FilterFailure> failures;
   std::vector<std::pair<std::string, int64_t>> feasible;
-  for (const auto& ns : nodes) {
-    std::string name = ObjectAt(*ns.node, "metadata").value("name", "");
-    if (auto f = RunFilters(pod, *ns.node, ns.used)) {
-      failures[name] = *f;
+  size_t want = NumFeasibleNodesToFind(nodes.size());
+  Decision d;
+  for (size_t i = 0; i < nodes.size() && feasible.size() < want; ++i) {
+    const NodeState& ns = nodes[(start + i) % nodes.size()];
+    ++d.processed;
+    if (auto f = RunFilters(info, *ns.info, ns.used)) {
+      failures[ns.info->name] = *f;
       continue;
     }
-    feasible.emplace_back(name, LeastRequestedScore(pod, ns) -
-                                    PreferNoSchedulePenalty(pod, *ns.node));
+    feasible.emplace_back(ns.info->name,
+                          LeastRequestedScore(info, ns) -
+                              PreferNoSchedulePenalty(info, *ns.info));
   }
-  Decision d;
   if (feasible.empty()) {
-    bool never = ObjectAt(pod, "spec").value("preemptionPolicy", "") == "Never";
-    d.message = FitErrorMessage(nodes.size(), failures, never);
+    d.message = FitErrorMessage(nodes.size(), failures, info.preemption_never);
     return d;
   }
   std::sort(feasible.begin(), feasible.end());

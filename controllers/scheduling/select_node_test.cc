@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 
 namespace kmock::controllers::scheduling {
@@ -19,8 +20,9 @@ json Node(const std::string& name, const std::string& cpu,
                            {"status", ready ? "True" : "False"}}})}}}};
 }
 
-std::shared_ptr<const json> Shared(json node) {
-  return std::make_shared<const json>(std::move(node));
+std::shared_ptr<const NodeInfo> Shared(json node) {
+  return std::make_shared<const NodeInfo>(
+      MakeNodeInfo(std::make_shared<const json>(std::move(node))));
 }
 
 json Pod(const std::string& cpu = "", const std::string& mem = "") {
@@ -216,6 +218,60 @@ TEST(SelectNodeTest, PreferNoScheduleCostsPoints) {
        {}});
   nodes.push_back({Shared(Node("b", "4", "16Gi")), {}, {1000, 4LL << 30, 2}});
   EXPECT_EQ(SelectNode(Pod(), nodes, nullptr).node, "b");
+}
+
+TEST(SelectNodeTest, FeasibleNodesToFindFollowsTheAdaptivePercentage) {
+  EXPECT_EQ(NumFeasibleNodesToFind(0), 0u);
+  EXPECT_EQ(NumFeasibleNodesToFind(5), 5u);
+  EXPECT_EQ(NumFeasibleNodesToFind(99), 99u);
+  EXPECT_EQ(NumFeasibleNodesToFind(100), 100u);     // 50%, but at least 100
+  EXPECT_EQ(NumFeasibleNodesToFind(336), 161u);     // 48%
+  EXPECT_EQ(NumFeasibleNodesToFind(1000), 420u);    // 42%
+  EXPECT_EQ(NumFeasibleNodesToFind(5000), 500u);    // 10%
+  EXPECT_EQ(NumFeasibleNodesToFind(20000), 1000u);  // at least 5%
+}
+
+std::vector<NodeState> Workers(int n) {
+  std::vector<NodeState> nodes;
+  for (int i = 0; i < n; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "w%03d", i);
+    nodes.push_back({Shared(Node(name, "4", "16Gi")), {}, {2000, 0, 0}});
+  }
+  return nodes;
+}
+
+TEST(SelectNodeTest, LargeClustersAreSearchedInTurnsUntilEnoughFit) {
+  std::vector<NodeState> nodes = Workers(300);  // 48%: 144 to find
+  // The emptiest node wins, but only among those searched.
+  nodes[10].used_for_scoring = {1000, 0, 0};
+  nodes[200].used_for_scoring = {0, 0, 0};
+  Decision d = SelectNode(Pod(), nodes, nullptr, 0);
+  ASSERT_TRUE(d.scheduled);
+  EXPECT_EQ(d.processed, 144u);
+  EXPECT_EQ(d.node, "w010");
+  d = SelectNode(Pod(), nodes, nullptr, 144);
+  EXPECT_EQ(d.processed, 144u);
+  EXPECT_EQ(d.node, "w200");
+  // The search wraps around the end of the list.
+  d = SelectNode(Pod(), nodes, nullptr, 288);
+  EXPECT_EQ(d.node, "w010");
+  // Nodes that do not fit do not count towards the number to find.
+  for (int i = 0; i < 150; ++i) nodes[i].used = {0, 0, 110};
+  d = SelectNode(Pod(), nodes, nullptr, 0);
+  EXPECT_EQ(d.processed, 294u);
+  EXPECT_EQ(d.node, "w200");
+}
+
+TEST(SelectNodeTest, NoFitInALargeClusterCountsEveryNode) {
+  std::vector<NodeState> nodes = Workers(300);
+  Decision d = SelectNode(Pod("5"), nodes, nullptr, 123);
+  EXPECT_FALSE(d.scheduled);
+  EXPECT_EQ(d.processed, 300u);
+  EXPECT_EQ(d.message,
+            "0/300 nodes are available: 300 Insufficient cpu. preemption: "
+            "0/300 nodes are available: 300 No preemption victims found for "
+            "incoming pod.");
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+#include "controllers/scheduling/node_info.h"
+
+#include "common/json_view.h"
+#include "controllers/scheduling/filters.h"
+
+namespace kmock::controllers::scheduling {
+
+NodeInfo MakeNodeInfo(std::shared_ptr<const json> node) {
+  NodeInfo info;
+  info.name = StringAt(ObjectAt(*node, "metadata"), "name");
+  info.allocatable = NodeAllocatable(*node);
+  info.unschedulable = ObjectAt(*node, "spec").value("unschedulable", false);
+  info.taints = EffectiveTaints(*node);
+  for (const auto& t : info.taints) {
+    if (t.value("effect", "") == "PreferNoSchedule") {
+      info.prefer_no_schedule = true;
+    }
+  }
+  info.node = std::move(node);
+  return info;
+}
+
+PodInfo MakePodInfo(const json& pod) {
+  PodInfo info;
+  const json& spec = ObjectAt(pod, "spec");
+  info.pod = &pod;
+  info.tolerations = &ArrayAt(spec, "tolerations");
+  info.request = PodRequests(pod);
+  info.scoring_request = PodRequestsForScoring(pod);
+  info.preemption_never = spec.value("preemptionPolicy", "") == "Never";
+  return info;
+}
+
+}  // namespace kmock::controllers::scheduling
