@@ -372,8 +372,8 @@ def podstartup(ctx, table):
         for label, deployments, replicas in cases:
             case = "ps%dx%d" % (deployments, replicas)
             ctx.log("podstartup: %s with the probe running" % label)
-            r = density.run_case(client, srv.pid, case, deployments, replicas,
-                                 timeout=300)
+            r = density.run_case(client, srv.pid, case,
+                                 [replicas] * deployments, timeout=300)
             raw["cases"].append({"case": label, "run": r})
             what = "density, 30 pods/node: %s: all Running" % label
             table.add(what, r["running_s"], "s wall")

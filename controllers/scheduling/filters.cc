@@ -199,7 +199,9 @@ std::optional<FilterFailure> RunFilters(const PodInfo& pod,
     return f;
   }
   if (auto f = CheckTaints(*pod.tolerations, node.taints)) return f;
-  if (auto f = CheckAffinity(*pod.pod, *node.node)) return f;
+  if (pod.selects_nodes) {
+    if (auto f = CheckAffinity(*pod.pod, *node.node)) return f;
+  }
   return CheckResources(pod.request, node.allocatable, used);
 }
 

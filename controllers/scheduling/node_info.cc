@@ -28,6 +28,10 @@ PodInfo MakePodInfo(const json& pod) {
   info.request = PodRequests(pod);
   info.scoring_request = PodRequestsForScoring(pod);
   info.preemption_never = spec.value("preemptionPolicy", "") == "Never";
+  const json& affinity = ObjectAt(ObjectAt(spec, "affinity"), "nodeAffinity");
+  info.selects_nodes =
+      !ObjectAt(spec, "nodeSelector").empty() ||
+      affinity.contains("requiredDuringSchedulingIgnoredDuringExecution");
   return info;
 }
 

@@ -37,6 +37,8 @@ struct PodInfo {
   Resources request;                  // PodRequests
   Resources scoring_request;          // PodRequestsForScoring
   bool preemption_never = false;
+  // A nodeSelector or required node affinity to check against each node.
+  bool selects_nodes = false;
 };
 
 // REQUIRES: pod outlives the result.

@@ -220,6 +220,36 @@ TEST(SelectNodeTest, PreferNoScheduleCostsPoints) {
   EXPECT_EQ(SelectNode(Pod(), nodes, nullptr).node, "b");
 }
 
+TEST(SelectNodeTest, NodeSelectorAndAffinityLimitTheChoice) {
+  std::vector<NodeState> nodes;
+  nodes.push_back(
+      {Shared(Node("a", "4", "16Gi", json::array(), {{"disk", "hdd"}})),
+       {},
+       {}});
+  nodes.push_back(
+      {Shared(Node("b", "4", "16Gi", json::array(), {{"disk", "ssd"}})),
+       {},
+       {3000, 8LL << 30, 1}});
+  json pod = Pod();
+  EXPECT_EQ(SelectNode(pod, nodes, nullptr).node, "a");
+  pod["spec"]["nodeSelector"] = {{"disk", "ssd"}};
+  EXPECT_EQ(SelectNode(pod, nodes, nullptr).node, "b");
+  pod["spec"].erase("nodeSelector");
+  pod["spec"]["affinity"]["nodeAffinity"]
+     ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] =
+         json::array({{{"matchExpressions",
+                        json::array({{{"key", "disk"},
+                                      {"operator", "In"},
+                                      {"values", json::array({"ssd"})}}})}}});
+  EXPECT_EQ(SelectNode(pod, nodes, nullptr).node, "b");
+  pod["spec"]["nodeSelector"] = {{"disk", "nvme"}};
+  Decision d = SelectNode(pod, nodes, nullptr);
+  EXPECT_FALSE(d.scheduled);
+  EXPECT_NE(d.message.find("2 node(s) didn't match Pod's node "
+                           "affinity/selector"),
+            std::string::npos);
+}
+
 TEST(SelectNodeTest, FeasibleNodesToFindFollowsTheAdaptivePercentage) {
   EXPECT_EQ(NumFeasibleNodesToFind(0), 0u);
   EXPECT_EQ(NumFeasibleNodesToFind(5), 5u);
