@@ -4,15 +4,28 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/heap_trimmer.h"
 #include "common/rng.h"
 #include "common/status.h"
+#include "common/thread_name.h"
 
 namespace kmock {
 namespace {
+
+TEST(ThreadNameTest, NamesTheCallingThreadWithinTheKernelLimit) {
+  std::string seen;
+  std::thread t([&] {
+    NameThisThread("inf/horizontalpodautoscalers");
+    seen = ThisThreadName();
+  });
+  t.join();
+  EXPECT_EQ(seen, "inf/horizontalp");
+  EXPECT_NE(ThisThreadName(), "inf/horizontalp");
+}
 
 TEST(ClockTest, FormatsAndParsesRfc3339) {
   TimePoint t;

@@ -1,5 +1,7 @@
 #include "common/heap_trimmer.h"
 
+#include "common/thread_name.h"
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -30,6 +32,7 @@ void HeapTrimmer::Start() {
     stop_ = false;
   }
   thread_ = std::thread([this] {
+    NameThisThread("heap-trimmer");
     std::unique_lock<std::mutex> l(mu_);
     while (!stop_) {
       l.unlock();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/thread_name.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -71,6 +73,7 @@ size_t EventSink::FailedWrites() const {
 }
 
 void EventSink::Run() {
+  NameThisThread("event-sink");
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
     work_cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });

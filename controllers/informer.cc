@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/json_view.h"
+#include "common/thread_name.h"
 
 namespace kmock::controllers {
 
@@ -422,6 +423,7 @@ bool Informer::WatchOnce(const std::string& rv) {
 }
 
 void Informer::Run() {
+  NameThisThread("inf/" + resource_->plural);
   while (!stop_) {
     auto rv = ListAndReplace();
     if (!rv.ok()) {

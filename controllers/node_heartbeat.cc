@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/run_concurrently.h"
+#include "common/thread_name.h"
 
 namespace kmock::controllers {
 
@@ -40,6 +41,7 @@ void NodeHeartbeats::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
   thread_ = std::thread([this] {
+    NameThisThread("node-heartbeat");
     int failures = 0;
     while (!stop_) {
       Status st = Beat();

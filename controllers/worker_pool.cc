@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "common/thread_name.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -27,6 +29,7 @@ void WorkerPool::Stop() {
 }
 
 void WorkerPool::Run() {
+  NameThisThread(name_);
   while (auto key = queue_->Get()) {
     Status st = sync_(*key);
     if (st.ok()) {

@@ -6,6 +6,7 @@
 
 #include "common/json_scan.h"
 #include "common/run_concurrently.h"
+#include "common/thread_name.h"
 
 namespace kmock::registry {
 
@@ -42,7 +43,10 @@ EventExpiry::~EventExpiry() { Stop(); }
 
 void EventExpiry::Start() {
   if (thread_.joinable() || events_ == nullptr) return;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    NameThisThread("event-expiry");
+    Loop();
+  });
 }
 
 void EventExpiry::Stop() {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "api/schema.h"
+#include "common/thread_name.h"
 #include "server/connection_hooks.h"
 #include "server/connection_pool.h"
 #include "server/connection_watchdog.h"
@@ -161,7 +162,10 @@ class ApiServer::Impl {
     listen(server_->listen_socket(), kListenBacklog);
     watchdog_.Start();
     fanout_.Start();
-    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    thread_ = std::thread([this] {
+      NameThisThread("https-listen");
+      server_->listen_after_bind();
+    });
     // The socket already listens (connections wait in its backlog); this
     // only waits for the accept loop, which takes well under a millisecond.
     for (int i = 0; i < 50000 && !server_->is_running(); ++i) {

@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include "common/thread_name.h"
+
 namespace kmock::server {
 
 ConnectionWatchdog::ConnectionWatchdog(std::chrono::milliseconds tick)
@@ -13,7 +15,10 @@ void ConnectionWatchdog::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    NameThisThread("conn-watchdog");
+    Loop();
+  });
 }
 
 void ConnectionWatchdog::Stop() {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/thread_name.h"
+
 namespace kmock::server {
 
 WatchFanout::WatchFanout(int threads)
@@ -44,6 +46,7 @@ void WatchFanout::Ready(std::weak_ptr<FanoutTarget> target) {
 }
 
 void WatchFanout::Run() {
+  NameThisThread("watch-fanout");
   while (true) {
     std::weak_ptr<FanoutTarget> next;
     {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/thread_name.h"
+
 namespace kmock::store {
 
 PeriodicCompactor::PeriodicCompactor(RevisionFn current_revision,
@@ -19,7 +21,10 @@ PeriodicCompactor::~PeriodicCompactor() {
 }
 
 void PeriodicCompactor::Start(std::chrono::milliseconds interval) {
-  thread_ = std::thread([this, interval] { Loop(interval); });
+  thread_ = std::thread([this, interval] {
+    NameThisThread("compactor");
+    Loop(interval);
+  });
 }
 
 Status PeriodicCompactor::Tick() {
