@@ -262,10 +262,10 @@ Status Kubelets::Sync(const std::string& key) {
   Status result = Status::Ok();
   bool deleted = false;
   // The view a step ended with, when it looked ahead: the next step's.
-  std::optional<json> next_view;
+  std::optional<lifecycle::View> next_view;
   for (int guard = 0; guard < 64; ++guard) {
-    json view = next_view ? std::move(*next_view)
-                          : lifecycle::BuildView(*pod, entry.rt);
+    lifecycle::View view = next_view ? std::move(*next_view)
+                                     : lifecycle::BuildView(*pod, entry.rt);
     next_view.reset();
     const lifecycle::Stage* stage = lifecycle::MatchStage(stages, view);
     if (stage == nullptr) break;

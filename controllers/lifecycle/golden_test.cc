@@ -38,7 +38,7 @@ json RunCase(const json& input) {
   auto rt = FromJson(input["runtime"]);
   EXPECT_TRUE(rt.ok()) << rt.status().ToString();
   auto stages = DefaultStages(StagePacing{});
-  json view = BuildView(input["pod"], *rt);
+  View view = BuildView(input["pod"], *rt);
   const Stage* stage = MatchStage(stages, view);
   json out = {{"stage", stage ? stage->name : ""}};
   if (stage == nullptr) return out;
@@ -85,8 +85,13 @@ TEST(LifecycleGoldenTest, Stages) {
 }
 
 TEST(StageTest, SelectorOperators) {
-  json view = {{"pod", {{"metadata", {{"name", "p"}}}}},
-               {"container", {{"step", "Pulling"}, {"init", true}}}};
+  json pod = {{"metadata", {{"name", "p"}}}};
+  View view;
+  view.pod = &pod;
+  view.runtime = {
+      {"containers", json::array({{{"step", "Running"}},
+                                  {{"step", "Pulling"}, {"init", true}}})}};
+  view.container = 1;
   EXPECT_TRUE(Matches({"pod.metadata.name", "Exists", {}}, view));
   EXPECT_TRUE(
       Matches({"pod.metadata.deletionTimestamp", "DoesNotExist", {}}, view));
@@ -94,6 +99,11 @@ TEST(StageTest, SelectorOperators) {
   EXPECT_FALSE(Matches({"container.step", "NotIn", {"Pulling"}}, view));
   EXPECT_TRUE(Matches({"container.init", "In", {"true"}}, view));
   EXPECT_TRUE(Matches({"runtime.killed", "NotIn", {"true"}}, view));
+  EXPECT_TRUE(Matches({"runtime.containers", "Exists", {}}, view));
+  EXPECT_FALSE(Matches({"pod.metadata.name.x", "Exists", {}}, view));
+  EXPECT_FALSE(Matches({"other.step", "Exists", {}}, view));
+  view.container = -1;  // no container's turn: no "container" in the view
+  EXPECT_FALSE(Matches({"container.step", "Exists", {}}, view));
 }
 
 TEST(StageTest, DelayAndJitter) {

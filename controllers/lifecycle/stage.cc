@@ -1,6 +1,7 @@
 #include "controllers/lifecycle/stage.h"
 
 #include <cmath>
+#include <string_view>
 
 #include "common/json_view.h"
 
@@ -25,22 +26,42 @@ constexpr struct {
     {Action::kDelete, "Delete"},
 };
 
-// Finds a dotted path; null if any part is missing or null.
-const json* Lookup(const json& root, const std::string& path) {
-  const json* cur = &root;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t dot = path.find('.', start);
-    std::string part = path.substr(
-        start, dot == std::string::npos ? std::string::npos : dot - start);
+// Finds a dotted path under root; null if any part is missing or null.
+const json* LookupIn(const json* root, std::string_view path) {
+  const json* cur = root;
+  while (cur != nullptr && !path.empty()) {
+    size_t dot = path.find('.');
+    std::string_view part = path.substr(0, dot);
+    path = dot == std::string_view::npos ? std::string_view()
+                                         : path.substr(dot + 1);
     if (!cur->is_object()) return nullptr;
     auto it = cur->find(part);
-    if (it == cur->end() || it->is_null()) return nullptr;
+    if (it == cur->end()) return nullptr;
     cur = &*it;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
   }
-  return cur;
+  return cur == nullptr || cur->is_null() ? nullptr : cur;
+}
+
+// A dotted path of the view: its first part names the pod, the runtime or
+// the current container.
+const json* Lookup(const View& view, std::string_view path) {
+  size_t dot = path.find('.');
+  std::string_view head = path.substr(0, dot);
+  std::string_view rest =
+      dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+  const json* root = nullptr;
+  if (head == "pod") {
+    root = view.pod;
+  } else if (head == "runtime") {
+    root = &view.runtime;
+  } else if (head == "container" && view.container >= 0) {
+    auto cs = view.runtime.find("containers");
+    if (cs != view.runtime.end() && cs->is_array() &&
+        static_cast<size_t>(view.container) < cs->size()) {
+      root = &(*cs)[view.container];
+    }
+  }
+  return LookupIn(root, rest);
 }
 
 std::string AsString(const json& v) {
@@ -71,14 +92,15 @@ bool ParseAction(const std::string& name, Action* out) {
   return false;
 }
 
-json BuildView(const json& pod, const PodRuntime& rt) {
-  json view = {{"pod", pod}, {"runtime", ToJson(rt)}};
-  int cur = rt.CurrentContainer();
-  if (cur >= 0) view["container"] = view["runtime"]["containers"][cur];
+View BuildView(const json& pod, const PodRuntime& rt) {
+  View view;
+  view.pod = &pod;
+  view.runtime = ToJson(rt);
+  view.container = rt.CurrentContainer();
   return view;
 }
 
-bool Matches(const Requirement& r, const json& view) {
+bool Matches(const Requirement& r, const View& view) {
   const json* v = Lookup(view, r.path);
   if (r.op == "Exists") return v != nullptr;
   if (r.op == "DoesNotExist") return v == nullptr;
@@ -94,7 +116,7 @@ bool Matches(const Requirement& r, const json& view) {
   return false;
 }
 
-const Stage* MatchStage(const std::vector<Stage>& stages, const json& view) {
+const Stage* MatchStage(const std::vector<Stage>& stages, const View& view) {
   for (const auto& s : stages) {
     bool all = true;
     for (const auto& r : s.selector) {

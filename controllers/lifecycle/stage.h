@@ -54,13 +54,20 @@ struct Stage {
   Action action = Action::kCreateSandbox;
 };
 
-// Builds the view the selectors read.
-nlohmann::json BuildView(const nlohmann::json& pod, const PodRuntime& rt);
+// The view the selectors read. The pod is referred to, not copied (a
+// kubelet builds a view per step of every pod); the runtime is small.
+struct View {
+  const nlohmann::json* pod = nullptr;  // outlives the view
+  nlohmann::json runtime;               // ToJson(PodRuntime)
+  int container = -1;  // runtime.containers index whose turn it is, or -1
+};
 
-bool Matches(const Requirement& r, const nlohmann::json& view);
+// REQUIRES: pod outlives the view.
+View BuildView(const nlohmann::json& pod, const PodRuntime& rt);
+
+bool Matches(const Requirement& r, const View& view);
 // The first stage whose every requirement matches, or null.
-const Stage* MatchStage(const std::vector<Stage>& stages,
-                        const nlohmann::json& view);
+const Stage* MatchStage(const std::vector<Stage>& stages, const View& view);
 
 // delay +- jitter*delay, drawn from rng (null: no jitter). Never negative.
 std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng);
