@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/json_scan.h"
 #include "common/json_view.h"
 #include "common/thread_name.h"
 
@@ -100,6 +101,46 @@ std::string CompactJson(const json& obj, bool metadata_only) {
     }
     out.push_back('}');
   }
+  out.push_back('}');
+  return out;
+}
+
+// CompactJson of an object from its served bytes, by copying members
+// instead of encoding the tree; nullopt if the bytes cannot be scanned.
+std::optional<std::string> CompactFromServed(std::string_view served,
+                                             bool metadata_only) {
+  std::string out = "{";
+  auto append = [&out](std::string_view key, std::string_view value) {
+    if (out.size() > 1) out.push_back(',');
+    out.push_back('"');
+    out.append(key);
+    out.append("\":");
+    out.append(value);
+  };
+  bool ok = ForEachTopLevelMember(
+      served, [&](std::string_view key, std::string_view value) {
+        if (key != "metadata") {
+          if (!metadata_only || key == "apiVersion" || key == "kind")
+            append(key, value);
+          return true;
+        }
+        std::string meta = "{";
+        bool whole = ForEachTopLevelMember(
+            value, [&meta](std::string_view k, std::string_view v) {
+              if (k == "managedFields") return true;
+              if (meta.size() > 1) meta.push_back(',');
+              meta.push_back('"');
+              meta.append(k);
+              meta.append("\":");
+              meta.append(v);
+              return true;
+            });
+        if (!whole) return false;
+        meta.push_back('}');
+        append(key, meta);
+        return true;
+      });
+  if (!ok) return std::nullopt;
   out.push_back('}');
   return out;
 }
@@ -228,7 +269,10 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
   }
 }
 
-void Informer::MakeHotLocked(const std::string& key, Entry& e, ObjectPtr obj) {
+void Informer::MakeHotLocked(const std::string& key, Entry& e,
+                             registry::ServedPtr served) {
+  ObjectPtr obj(served, &served->value());
+  e.served = std::move(served);
   if (e.hot) {
     lru_.splice(lru_.begin(), lru_, e.lru);
   } else {
@@ -248,13 +292,20 @@ void Informer::CoolOverLimitLocked() {
     lru_.pop_back();
     if (it == items_.end() || !it->second.hot) continue;
     Entry& e = it->second;
+    std::optional<std::string> compact;
+    if (e.served && e.served->GivenBytes() != nullptr)
+      compact =
+          CompactFromServed(*e.served->GivenBytes(), options_.metadata_only);
     e.compact = std::make_shared<const std::string>(
-        CompactJson(*e.hot, options_.metadata_only));
+        compact ? std::move(*compact)
+                : CompactJson(*e.hot, options_.metadata_only));
     e.hot.reset();  // e.seen still finds it while a reader holds it
+    e.served.reset();
   }
 }
 
-void Informer::Upsert(ObjectPtr obj) {
+void Informer::Upsert(registry::ServedPtr served) {
+  ObjectPtr obj(served, &served->value());
   std::string key = KeyOf(*obj);
   ObjectPtr old;
   std::shared_ptr<const std::string> old_compact;
@@ -271,7 +322,7 @@ void Informer::Upsert(ObjectPtr obj) {
     }
     e.resource_version =
         ObjectAt(*obj, "metadata").value("resourceVersion", "");
-    MakeHotLocked(it->first, e, obj);
+    MakeHotLocked(it->first, e, served);
     IndexLocked(it->first, e, true);
     if (!e.resource_version.empty()) last_rv_ = e.resource_version;
   }
@@ -337,7 +388,7 @@ Result<std::string> Informer::ListAndReplace() {
           continue;
         }
       }
-      Upsert(obj);
+      Upsert(served);
       listed.insert(std::move(key));
     }
     lo.continue_token = page.continue_token;
@@ -398,7 +449,7 @@ bool Informer::WatchOnce(const std::string& rv) {
     for (auto& ev : events) {
       if (ev.type == "ADDED" || ev.type == "MODIFIED") {
         // Shares the decoded object with every other watcher of the event.
-        Upsert(ObjectPtr(ev.served, &ev.served->value()));
+        Upsert(ev.served);
       } else if (ev.type == "DELETED") {
         Remove(ev.object());
         std::lock_guard<std::mutex> l(mu_);

@@ -116,13 +116,14 @@ class Informer {
   // One watch from rv until Stop or its end. Returns true when it ended
   // because this informer fell behind (watch again from last_rv_).
   bool WatchOnce(const std::string& rv);
-  void Upsert(ObjectPtr obj);
+  void Upsert(registry::ServedPtr served);
   void Remove(const json& obj);
 
   // One cached object: its tree while hot, else its compact text.
   struct Entry {
-    ObjectPtr hot;                               // null when cold
-    std::weak_ptr<const json> seen;              // the last tree handed out
+    ObjectPtr hot;                   // null when cold
+    registry::ServedPtr served;      // what hot points into; null when cold
+    std::weak_ptr<const json> seen;  // the last tree handed out
     std::shared_ptr<const std::string> compact;  // set when cold
     std::string resource_version;
     std::vector<std::pair<std::string, std::string>> index_values;
@@ -153,7 +154,8 @@ class Informer {
   ObjectPtr Resolve(const std::string& key) const;
   // Makes the entry hot with obj (most recent), cooling the oldest over
   // the limit.
-  void MakeHotLocked(const std::string& key, Entry& e, ObjectPtr obj);
+  void MakeHotLocked(const std::string& key, Entry& e,
+                     registry::ServedPtr served);
   void CoolOverLimitLocked();
   // Adds or removes the entry in every index. key must be the entry's own
   // key in items_ (the index refers to it).

@@ -5,6 +5,7 @@
 #include "api/json_encode.h"
 #include "api/typed_json.h"
 #include "registry/object_codec.h"
+#include "registry/stored_json.h"
 
 namespace kmock::registry {
 
@@ -12,6 +13,11 @@ using nlohmann::json;
 
 std::string EncodeServedJson(const json& object) {
   return api::EncodeTypedJson(object);
+}
+
+ServedObject::ServedObject(json object, std::string bytes)
+    : object_(std::move(object)), given_(true) {
+  std::call_once(encoded_, [&] { bytes_ = std::move(bytes); });
 }
 
 const std::string& ServedObject::JsonBytes() const {
@@ -89,10 +95,16 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
   if (ServedPtr hit = Lookup(slot, res, key, revision)) return hit;
   misses_.fetch_add(1, std::memory_order_relaxed);
   KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
-  ServedPtr served = MakeServed(std::move(obj));
+  // The served bytes are the stored ones with the revision put back: a
+  // copy now instead of an encode for each watch stream or cold cache.
+  std::string text;
+  ServedPtr served = AppendServedFromStored(res, bytes, revision, true, &text)
+                         ? std::make_shared<const ServedObject>(std::move(obj),
+                                                                std::move(text))
+                         : MakeServed(std::move(obj));
   if (!remember) return served;
   // A decoded object takes a few times its JSON text in memory.
-  const size_t charge = 3 * bytes.size() + key.size() + 256;
+  const size_t charge = 4 * bytes.size() + key.size() + 256;
   ServedPtr evicted;  // destroyed after the lock is released
   {
     std::lock_guard<std::mutex> l(lock);

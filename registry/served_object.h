@@ -1,7 +1,10 @@
 // An object as served at one revision, decoded once and shared: every
 // watcher and informer that receives the same store event gets the same
 // ServedObject, and the JSON bytes a watch stream writes are encoded at most
-// once per revision however many clients watch.
+// once per revision however many clients watch. An object decoded from
+// stored bytes gets its served bytes from them (registry/stored_json: the
+// stored bytes with the resourceVersion put back), not by encoding the
+// tree again.
 //
 // ServedObjectCache maps (resource, key, revision) to the decoded object for
 // the most recent revisions, so the N watchers of an event (the controllers'
@@ -32,17 +35,22 @@ namespace kmock::registry {
 class ServedObject {
  public:
   explicit ServedObject(nlohmann::json object) : object_(std::move(object)) {}
+  // REQUIRES: bytes are what EncodeServedJson(object) would give.
+  ServedObject(nlohmann::json object, std::string bytes);
   ServedObject(const ServedObject&) = delete;
   ServedObject& operator=(const ServedObject&) = delete;
 
   const nlohmann::json& value() const { return object_; }
   // The object's JSON as sent to clients (encoded on first use).
   const std::string& JsonBytes() const;
+  // The JSON bytes if they came with the object (no encoding), else null.
+  const std::string* GivenBytes() const { return given_ ? &bytes_ : nullptr; }
 
  private:
   nlohmann::json object_;
   mutable std::once_flag encoded_;
   mutable std::string bytes_;
+  bool given_ = false;
 };
 
 using ServedPtr = std::shared_ptr<const ServedObject>;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "registry/object_codec.h"
+
 namespace kmock::registry {
 namespace {
 
@@ -38,6 +40,31 @@ TEST(ServedObjectCacheTest, DecodesEachRevisionOnceAndSharesIt) {
   ASSERT_TRUE(next.ok());
   EXPECT_NE(next->get(), first->get());
   EXPECT_EQ((*next)->value()["metadata"]["resourceVersion"], "8");
+}
+
+// Bytes stored in the served layout are served as they are, with the
+// revision put back: the same bytes an encode of the tree would give.
+TEST(ServedObjectCacheTest, ServedBytesComeFromStoredBytes) {
+  ServedObjectCache cache;
+  nlohmann::json pod = nlohmann::json::parse(PodBytes("a"));
+  pod["metadata"]["labels"] = {{"app", "web"}};
+  pod["metadata"]["uid"] = "u-1";
+  pod["status"] = {{"phase", "Running"}};
+  pod["kind"] = "Pod";
+  pod["apiVersion"] = "v1";
+  std::string stored = EncodeForWrite(Pods(), pod);
+  auto served = cache.Decode(Pods(), "/registry/pods/default/a", stored, 42);
+  ASSERT_TRUE(served.ok());
+  ASSERT_NE((*served)->GivenBytes(), nullptr);
+  EXPECT_EQ((*served)->JsonBytes(), EncodeServedJson((*served)->value()));
+  EXPECT_NE((*served)->JsonBytes().find(R"("resourceVersion":"42")"),
+            std::string::npos);
+  // Bytes of another layout (sorted keys) are encoded from the tree.
+  auto sorted =
+      cache.Decode(Pods(), "/registry/pods/default/b", PodBytes("b"), 43);
+  ASSERT_TRUE(sorted.ok());
+  EXPECT_EQ((*sorted)->GivenBytes(), nullptr);
+  EXPECT_EQ((*sorted)->JsonBytes(), EncodeServedJson((*sorted)->value()));
 }
 
 // A read-modify-write gets a tree of its own: a copy of the cached
@@ -161,7 +188,8 @@ TEST(ServedObjectTest, ListItemsLeaveOutKindAndApiVersion) {
   EXPECT_EQ(parsed, expected);
   // An object whose bytes were not written by the typed encoder still
   // becomes a correct item.
-  ServedObject odd({{"metadata", {{"name", "x"}}}, {"kind", "Pod"}});
+  ServedObject odd(
+      nlohmann::json{{"metadata", {{"name", "x"}}}, {"kind", "Pod"}});
   std::string odd_item;
   AppendListItemJson(odd, &odd_item);
   EXPECT_EQ(nlohmann::json::parse(odd_item),
