@@ -32,6 +32,19 @@ std::string EventName(const std::string& object_name, int64_t stamp) {
   return object_name + "." + buf;
 }
 
+// The same event, judged by what identifies it rather than by its name:
+// its object (at any resourceVersion), source, reason and type.
+bool SameEvent(const json& a, const json& b) {
+  for (const char* k : {"source", "reason", "type"}) {
+    if (a.value(k, json()) != b.value(k, json())) return false;
+  }
+  json ia = a.value("involvedObject", json::object());
+  json ib = b.value("involvedObject", json::object());
+  ia.erase("resourceVersion");
+  ib.erase("resourceVersion");
+  return ia == ib;
+}
+
 // What one event's write needs; copied into the sink's queue.
 struct EventWrite {
   registry::Registry* registry;
@@ -40,8 +53,17 @@ struct EventWrite {
   json event;          // named after object_name and stamp
   std::string object_name;
   registry::WriteOptions options;
+  // A repeat of an event written before (its count is past 1): its count,
+  // lastTimestamp and message move on, as the correlator's patch does.
+  bool update = false;
 
   Status operator()() {
+    std::string ns = event["metadata"]["namespace"];
+    if (update) return Update(ns);
+    return Create(ns);
+  }
+
+  Status Create(const std::string& ns) {
     Status last;
     // A name can still collide with an event written by another process
     // sharing the store; take the next stamp and try again.
@@ -49,13 +71,44 @@ struct EventWrite {
       if (attempt > 0) {
         event["metadata"]["name"] = EventName(object_name, NextStamp(clock));
       }
-      std::string ns = event["metadata"]["namespace"];
       auto r = registry->Create(*events, ns, event, options);
       if (r.ok()) return Status::Ok();
       last = r.status();
       if (last.code() != StatusCode::kAlreadyExists) break;
+      // Our own repeat, written first by another writer thread: done.
+      auto there = registry->Get(*events, ns,
+                                 event["metadata"]["name"].get<std::string>());
+      if (there.ok() && SameEvent(*there, event)) return Status::Ok();
     }
     return last;
+  }
+
+  Status Update(const std::string& ns) {
+    Status st = CountUp(ns);
+    if (st.code() != StatusCode::kNotFound) return st;
+    // Gone (expired, deleted) or not written yet: create it as it is now;
+    // if its first write landed meanwhile, count that up instead.
+    auto c = registry->Create(*events, ns, event, options);
+    if (c.ok() || c.status().code() != StatusCode::kAlreadyExists) {
+      return c.status();
+    }
+    return CountUp(ns);
+  }
+
+  Status CountUp(const std::string& ns) {
+    const int64_t count = event.value("count", int64_t{1});
+    auto r = registry->GuaranteedUpdateShared(
+        *events, ns, event["metadata"]["name"].get<std::string>(), "",
+        [&](json& ev) -> Status {
+          // Writer threads may take repeats out of order: never go back.
+          if (ev.value("count", int64_t{0}) >= count) return Status::Ok();
+          ev["count"] = count;
+          ev["lastTimestamp"] = event["lastTimestamp"];
+          ev["message"] = event["message"];
+          return Status::Ok();
+        },
+        options);
+    return r.status();
   }
 };
 
@@ -109,7 +162,18 @@ EventRecorder::EventRecorder(registry::Registry* registry, const Clock* clock,
       clock_(clock),
       source_(std::move(source)),
       sink_(sink),
-      events_(api::Catalog::Get().Find("", "v1", "events")) {}
+      events_(api::Catalog::Get().Find("", "v1", "events")) {
+  // kube-scheduler's events.k8s.io recorder correlates into series
+  // instead; its events are written as they come.
+  if (!source_.events_api) {
+    correlator_ = std::make_unique<EventCorrelator>(
+        [clock](const std::string& object_name) {
+          return EventName(object_name, NextStamp(clock));
+        });
+  }
+}
+
+EventRecorder::~EventRecorder() = default;
 
 int64_t EventRecorder::ReserveStamp() const { return NextStamp(clock_); }
 
@@ -132,6 +196,12 @@ Status EventRecorder::Record(const json& involved, const EventRecord& rec,
   if (stamp == 0) stamp = ReserveStamp();
   write.event = BuildEvent(involved, source_, rec, now,
                            EventName(write.object_name, stamp));
+  if (correlator_ != nullptr) {
+    CorrelatedEvent c = correlator_->Correlate(std::move(write.event), now);
+    if (c.action == CorrelatedEvent::Action::kDrop) return Status::Ok();
+    write.update = c.action == CorrelatedEvent::Action::kUpdate;
+    write.event = std::move(c.event);
+  }
   if (sink_ == nullptr) return write();
   sink_->Submit(std::move(write));
   return Status::Ok();

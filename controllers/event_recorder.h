@@ -10,6 +10,11 @@
 // Event names are "<object name>.<hex of the Unix time in ns>", unique in
 // the process even when a fake clock stands still (one shared counter).
 //
+// Legacy events pass through an EventCorrelator first, as client-go's
+// broadcaster's do: repeats count up on the first event, ten similar ones
+// in ten minutes combine, and a source may say 25 things at once about one
+// object, then one per five minutes.
+//
 // With an EventSink, Record queues the write and returns; without one it
 // writes the event before it returns.
 //
@@ -18,11 +23,13 @@
 #define KMOCK_CONTROLLERS_EVENT_RECORDER_H_
 
 #include <atomic>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "controllers/event_correlator.h"
 #include "controllers/event_sink.h"
 #include "registry/registry.h"
 
@@ -55,6 +62,7 @@ class EventRecorder {
   // it must outlive the recorder's last Record.
   EventRecorder(registry::Registry* registry, const Clock* clock,
                 EventSource source, EventSink* sink = nullptr);
+  ~EventRecorder();
 
   // stamp: from ReserveStamp, to name an event after something that
   // happened earlier (0: take the next stamp now). With a sink, the
@@ -71,6 +79,7 @@ class EventRecorder {
   EventSource source_;
   EventSink* sink_;
   const api::ResourceInfo* events_;
+  std::unique_ptr<EventCorrelator> correlator_;  // null: events API
 };
 
 }  // namespace kmock::controllers

@@ -308,12 +308,23 @@ class DeploymentLifecycleTest(harness.ServerTestCase):
         harness.match_golden(self, "\n".join(lines[start:start + 5]),
                              CONDITIONS)
         events = lines[lines.index("Events:") + 3:]
+        # Scalings are listed one by one until nine differ; from the tenth
+        # on, the event correlator counts them on one combined event, as
+        # client-go does (a message seen again gets a row of its own if its
+        # first showing went into the combined count).
         row = re.compile(
-            r"  Normal  ScalingReplicaSet  .+  deployment-controller  "
+            r"  Normal  ScalingReplicaSet  (?P<age>.+)  deployment-controller  "
+            r"(?P<combined>\(combined from similar events\): )?"
             r"Scaled (up|down) replica set web-%s from \d+ to \d+$" % HASH_RE)
         self.assertGreaterEqual(len(events), 8, p.stdout)
+        combined = []
         for line in events:
             self.assertRegex(line, row)
+            if row.match(line).group("combined"):
+                combined.append(line)
+                self.assertRegex(row.match(line).group("age"),
+                                 r"\(x\d+ over ", line)
+        self.assertLessEqual(len(combined), 1, p.stdout)
 
     def test_10_delete(self):
         p = self.kubectl.run("delete", "deployment", "web")
@@ -589,6 +600,40 @@ class SlowWatchTest(harness.ServerTestCase):
         # ("too old resource version"); the watch cache sends none.
         self.assertFalse('"kind": "Status"' in out, out[-400:])
         self.kubectl.run("delete", "deployment", "crowd")
+
+
+class SimilarEventsTest(harness.ServerTestCase):
+    """The ReplicaSet controller's events pass through client-go's event
+    correlator: from the tenth similar event on, `kubectl describe` shows
+    one combined event counted up instead of one row per pod, and the spam
+    filter lets 25 writes about the ReplicaSet through (9 events, the
+    combined one and 15 counts: x16)."""
+
+    def test_thirty_replicas_make_nine_events_and_one_combined(self):
+        self.kubectl.run("create", "deployment", "many", "--image=nginx:1.25",
+                         "--replicas=30")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run(
+                "get", "deployment", "many", "-o",
+                "jsonpath={.status.readyReplicas}",
+                check=False).stdout.strip() == "30", 30, interval=0.5))
+        p = self.kubectl.run("describe", "rs", "-l", "app=many")
+        lines = harness.normalise_lines(p.stdout)
+        events = lines[lines.index("Events:") + 3:]
+        single = harness.line_regex(
+            "  Normal  SuccessfulCreate  <age>  replicaset-controller  "
+            "Created pod: <any:pod>")
+        combined = harness.line_regex(
+            "  Normal  SuccessfulCreate  <age> (x16 over <age>)  "
+            "replicaset-controller  (combined from similar events): "
+            "Created pod: <any:pod>")
+        singles = [line for line in events if single.match(line)]
+        combines = [line for line in events if combined.match(line)]
+        self.assertEqual(len(singles), 9, p.stdout)
+        self.assertEqual(len(combines), 1, p.stdout)
+        self.assertEqual(len(events), 10, p.stdout)
+        self.kubectl.run("delete", "deployment", "many")
+
 
 if __name__ == "__main__":
     unittest.main()

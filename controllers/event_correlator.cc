@@ -1,0 +1,130 @@
+#include "controllers/event_correlator.h"
+
+#include <utility>
+
+namespace kmock::controllers {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr char kCombinedPrefix[] = "(combined from similar events): ";
+
+const std::string& Str(const json& obj, const char* key) {
+  static const std::string kEmpty;
+  if (!obj.is_object()) return kEmpty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get_ref<const std::string&>()
+                                            : kEmpty;
+}
+
+// Fields joined with a separator no field holds.
+std::string Key(std::initializer_list<const std::string*> parts) {
+  std::string key;
+  for (const std::string* p : parts) {
+    key.append(*p);
+    key.push_back('\x1f');
+  }
+  return key;
+}
+
+}  // namespace
+
+template <typename V>
+V& EventCorrelator::Lru<V>::Touch(const std::string& key) {
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    order_.splice(order_.begin(), order_, it->second);
+    return it->second->second;
+  }
+  order_.emplace_front(key, V{});
+  index_[key] = order_.begin();
+  if (order_.size() > capacity_) {
+    index_.erase(order_.back().first);
+    order_.pop_back();
+  }
+  return order_.front().second;
+}
+
+template <typename V>
+const V* EventCorrelator::Lru<V>::Find(const std::string& key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? nullptr : &it->second->second;
+}
+
+EventCorrelator::EventCorrelator(NameFunc name_event,
+                                 EventCorrelatorOptions options)
+    : name_event_(std::move(name_event)),
+      options_(options),
+      similar_(options.cache_entries),
+      observed_(options.cache_entries),
+      buckets_(options.cache_entries) {}
+
+CorrelatedEvent EventCorrelator::Correlate(json event, TimePoint now) {
+  const json& src = event["source"];
+  const json& io = event["involvedObject"];
+  const std::string &component = Str(src, "component"),
+                    &host = Str(src, "host"), &kind = Str(io, "kind"),
+                    &ns = Str(io, "namespace"), &name = Str(io, "name"),
+                    &uid = Str(io, "uid"), &api_version = Str(io, "apiVersion"),
+                    &field_path = Str(io, "fieldPath"),
+                    &type = Str(event, "type"), &reason = Str(event, "reason"),
+                    &message = Str(event, "message");
+  std::string event_key =
+      Key({&component, &host, &kind, &ns, &name, &field_path, &uid,
+           &api_version, &type, &reason, &message});
+  std::string similar_key = Key(
+      {&component, &host, &kind, &ns, &name, &uid, &api_version, &type, &reason,
+       &Str(event, "reportingComponent"), &Str(event, "reportingInstance")});
+  std::string spam_key =
+      Key({&component, &host, &kind, &ns, &name, &uid, &api_version});
+
+  std::lock_guard<std::mutex> l(mu_);
+  // Aggregation: the max_similar-th message of a kind within the window
+  // turns into the combined event, observed under the similar key.
+  std::string observed_key = std::move(event_key);
+  Similar& similar = similar_.Touch(similar_key);
+  if (now - similar.last > options_.similar_window) similar = Similar{};
+  similar.messages.insert(message);
+  similar.last = now;
+  if (similar.messages.size() >= options_.max_similar) {
+    similar.messages.erase(similar.messages.begin());
+    event["metadata"]["name"] = name_event_(name);
+    event["message"] = kCombinedPrefix + message;
+    event["count"] = 1;
+    observed_key = std::move(similar_key);
+  }
+  // Deduplication: a repeat updates the first event's count.
+  CorrelatedEvent out;
+  Observed& seen = observed_.Touch(observed_key);
+  if (seen.count > 0) {
+    out.action = CorrelatedEvent::Action::kUpdate;
+    event["count"] = seen.count + 1;
+    event["firstTimestamp"] = seen.first_timestamp;
+    event["metadata"]["name"] = seen.name;
+  }
+  seen.count = event.value("count", int64_t{1});
+  seen.name = Str(event["metadata"], "name");
+  seen.first_timestamp = Str(event, "firstTimestamp");
+  // Spam filter: a token bucket per source and object.
+  Bucket& bucket = buckets_.Touch(spam_key);
+  if (!bucket.used) {
+    bucket = Bucket{options_.burst, now, true};
+  } else {
+    double elapsed = std::chrono::duration<double>(now - bucket.last).count();
+    if (elapsed > 0) {
+      bucket.tokens = std::min(
+          options_.burst, bucket.tokens + elapsed * options_.refill_per_second);
+      bucket.last = now;
+    }
+  }
+  if (bucket.tokens < 1) {
+    out.action = CorrelatedEvent::Action::kDrop;
+    return out;
+  }
+  bucket.tokens -= 1;
+  out.event = std::move(event);
+  return out;
+}
+
+}  // namespace kmock::controllers
