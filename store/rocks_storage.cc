@@ -137,11 +137,20 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   current_tables.block_size = 32 << 10;
   current_options.table_factory.reset(
       rocksdb::NewBlockBasedTableFactory(current_tables));
+  // History keys (user key + revision) are new keys spread over the whole
+  // key space, so every flush overlaps all of level 1 and a level-0
+  // compaction rewrites it; level 1 grows with the revisions kept until
+  // the next compaction. Compacting ten flushes at a time instead of four
+  // rewrites it less than half as often (compaction CPU per 10,000-pod
+  // bring-up and teardown: 10 s -> 4.7 s); history is read only at old
+  // revisions, where the extra level-0 files cost little.
+  rocksdb::ColumnFamilyOptions history_options;
+  history_options.level0_file_num_compaction_trigger = 10;
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {format::kLogFamily, rocksdb::ColumnFamilyOptions()},
       {format::kCurrentFamily, current_options},
-      {format::kHistoryFamily, rocksdb::ColumnFamilyOptions()},
+      {format::kHistoryFamily, history_options},
       {format::kMetaFamily, rocksdb::ColumnFamilyOptions()},
   };
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
