@@ -107,4 +107,28 @@ std::optional<std::string_view> TopLevelMember(std::string_view text,
   return found;
 }
 
+void AppendMemberText(std::string_view key, std::string_view value,
+                      std::string* out) {
+  if (out->empty() || out->back() != '{') out->push_back(',');
+  out->push_back('"');
+  out->append(key);
+  out->append("\":");
+  out->append(value);
+}
+
+std::optional<std::string> ObjectWithoutMember(std::string_view text,
+                                               std::string_view drop) {
+  std::string out;
+  out.reserve(text.size());
+  out.push_back('{');
+  bool whole = ForEachTopLevelMember(
+      text, [&](std::string_view key, std::string_view value) {
+        if (key != drop) AppendMemberText(key, value, &out);
+        return true;
+      });
+  if (!whole) return std::nullopt;
+  out.push_back('}');
+  return out;
+}
+
 }  // namespace kmock

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kmock {
@@ -32,6 +33,16 @@ std::optional<std::string_view> TopLevelMember(std::string_view text,
 bool ForEachTopLevelMember(
     std::string_view text,
     const std::function<bool(std::string_view, std::string_view)>& fn);
+
+// Appends `"key":value` to an object being written as text, after a comma
+// unless it is the first member (out ends with '{').
+void AppendMemberText(std::string_view key, std::string_view value,
+                      std::string* out);
+
+// The top-level object of `text` without its member `drop`, every other
+// member copied as it is; nullopt when the text cannot be scanned whole.
+std::optional<std::string> ObjectWithoutMember(std::string_view text,
+                                               std::string_view drop);
 
 }  // namespace kmock
 

@@ -81,6 +81,22 @@ TEST(TopLevelMemberTest, EndsStringsAtTheFirstUnescapedQuote) {
   EXPECT_FALSE(TopLevelMember(R"({"a":"x\"})", "a").has_value());
 }
 
+TEST(ObjectWithoutMemberTest, CopiesEveryOtherMemberAsItIs) {
+  std::string text =
+      R"({"name":"p", "managedFields":[{"f:x":{}}],"labels":{"a":"}"}})";
+  auto out = ObjectWithoutMember(text, "managedFields");
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(*out, R"({"name":"p","labels":{"a":"}"}})");
+  EXPECT_EQ(*ObjectWithoutMember(R"({"managedFields":[]})", "managedFields"),
+            "{}");
+  EXPECT_EQ(ObjectWithoutMember(R"({"name":"p",)", "managedFields"),
+            std::nullopt);
+  std::string first = "{";
+  AppendMemberText("a", "1", &first);
+  AppendMemberText("b", R"("x")", &first);
+  EXPECT_EQ(first, R"({"a":1,"b":"x")");
+}
+
 TEST(ForEachTopLevelMemberTest, PassesEveryMemberInOrderUntilTold) {
   std::vector<std::string> seen;
   auto collect = [&](std::string_view k, std::string_view v) {

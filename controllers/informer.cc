@@ -110,34 +110,16 @@ std::string CompactJson(const json& obj, bool metadata_only) {
 std::optional<std::string> CompactFromServed(std::string_view served,
                                              bool metadata_only) {
   std::string out = "{";
-  auto append = [&out](std::string_view key, std::string_view value) {
-    if (out.size() > 1) out.push_back(',');
-    out.push_back('"');
-    out.append(key);
-    out.append("\":");
-    out.append(value);
-  };
   bool ok = ForEachTopLevelMember(
       served, [&](std::string_view key, std::string_view value) {
         if (key != "metadata") {
           if (!metadata_only || key == "apiVersion" || key == "kind")
-            append(key, value);
+            AppendMemberText(key, value, &out);
           return true;
         }
-        std::string meta = "{";
-        bool whole = ForEachTopLevelMember(
-            value, [&meta](std::string_view k, std::string_view v) {
-              if (k == "managedFields") return true;
-              if (meta.size() > 1) meta.push_back(',');
-              meta.push_back('"');
-              meta.append(k);
-              meta.append("\":");
-              meta.append(v);
-              return true;
-            });
-        if (!whole) return false;
-        meta.push_back('}');
-        append(key, meta);
+        auto meta = ObjectWithoutMember(value, "managedFields");
+        if (!meta) return false;
+        AppendMemberText(key, *meta, &out);
         return true;
       });
   if (!ok) return std::nullopt;

@@ -54,21 +54,9 @@ Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
   if (text) {
     // The members but managedFields, copied into one text for the parser
     // (which also unescapes keys).
-    std::string kept;
-    kept.reserve(text->size());
-    kept.push_back('{');
-    bool whole = ForEachTopLevelMember(
-        *text, [&kept](std::string_view key, std::string_view value) {
-          if (key == "managedFields") return true;
-          if (kept.size() > 1) kept.push_back(',');
-          kept.push_back('"');
-          kept.append(key);
-          kept.append("\":");
-          kept.append(value);
-          return true;
-        });
-    kept.push_back('}');
-    metadata = whole ? json::parse(kept, nullptr, false) : json();
+    std::optional<std::string> kept =
+        ObjectWithoutMember(*text, "managedFields");
+    metadata = kept ? json::parse(*kept, nullptr, false) : json();
     if (metadata.is_discarded() || !metadata.is_object())
       return Status(StatusCode::kInternal, "stored object is not valid JSON");
   } else {
