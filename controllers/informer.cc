@@ -130,14 +130,14 @@ std::optional<std::string> CompactFromServed(std::string_view served,
 }  // namespace
 
 ObjectPtr Informer::TreeLocked(const Entry& e) {
-  if (e.hot) return e.hot;
+  if (e.hot) return ObjectPtr(e.hot, &e.hot->value());
   return e.seen.lock();
 }
 
 ObjectPtr Informer::TouchLocked(Entry& e) const {
   if (e.hot) {
     lru_.splice(lru_.begin(), lru_, e.lru);
-    return e.hot;
+    return ObjectPtr(e.hot, &e.hot->value());
   }
   return e.seen.lock();
 }
@@ -244,7 +244,7 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
     return;
   }
   for (const auto& [name, fn] : index_fns_) {
-    for (auto& v : fn(*e.hot)) {
+    for (auto& v : fn(e.hot->value())) {
       indexes_[name][v].emplace(std::string_view(key), &e);
       e.index_values.emplace_back(name, std::move(v));
     }
@@ -253,16 +253,14 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
 
 void Informer::MakeHotLocked(const std::string& key, Entry& e,
                              registry::ServedPtr served) {
-  ObjectPtr obj(served, &served->value());
-  e.served = std::move(served);
   if (e.hot) {
     lru_.splice(lru_.begin(), lru_, e.lru);
   } else {
     lru_.push_front(key);
     e.lru = lru_.begin();
   }
-  e.seen = obj;
-  e.hot = std::move(obj);
+  e.seen = ObjectPtr(served, &served->value());
+  e.hot = std::move(served);
   e.compact.reset();
   CoolOverLimitLocked();
 }
@@ -275,14 +273,12 @@ void Informer::CoolOverLimitLocked() {
     if (it == items_.end() || !it->second.hot) continue;
     Entry& e = it->second;
     std::optional<std::string> compact;
-    if (e.served && e.served->GivenBytes() != nullptr)
-      compact =
-          CompactFromServed(*e.served->GivenBytes(), options_.metadata_only);
+    if (const std::string* bytes = e.hot->GivenBytes())
+      compact = CompactFromServed(*bytes, options_.metadata_only);
     e.compact = std::make_shared<const std::string>(
         compact ? std::move(*compact)
-                : CompactJson(*e.hot, options_.metadata_only));
+                : CompactJson(e.hot->value(), options_.metadata_only));
     e.hot.reset();  // e.seen still finds it while a reader holds it
-    e.served.reset();
   }
 }
 

@@ -121,9 +121,8 @@ class Informer {
 
   // One cached object: its tree while hot, else its compact text.
   struct Entry {
-    ObjectPtr hot;                   // null when cold
-    registry::ServedPtr served;      // what hot points into; null when cold
-    std::weak_ptr<const json> seen;  // the last tree handed out
+    registry::ServedPtr hot;                     // null when cold
+    std::weak_ptr<const json> seen;              // the last tree handed out
     std::shared_ptr<const std::string> compact;  // set when cold
     std::string resource_version;
     std::vector<std::pair<std::string, std::string>> index_values;
