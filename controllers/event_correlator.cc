@@ -46,12 +46,6 @@ V& EventCorrelator::Lru<V>::Touch(const std::string& key) {
   return order_.front().second;
 }
 
-template <typename V>
-const V* EventCorrelator::Lru<V>::Find(const std::string& key) const {
-  auto it = index_.find(key);
-  return it == index_.end() ? nullptr : &it->second->second;
-}
-
 EventCorrelator::EventCorrelator(NameFunc name_event,
                                  EventCorrelatorOptions options)
     : name_event_(std::move(name_event)),

@@ -67,7 +67,6 @@ class EventCorrelator {
     explicit Lru(size_t capacity) : capacity_(capacity) {}
     // The entry for key, made (default) if new; most recently used now.
     V& Touch(const std::string& key);
-    const V* Find(const std::string& key) const;
 
    private:
     size_t capacity_;
