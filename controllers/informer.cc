@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/fast_json.h"
 #include "common/json_scan.h"
 #include "common/json_view.h"
 #include "common/thread_name.h"
@@ -158,7 +159,7 @@ void Informer::FinishCold(std::vector<ObjectPtr>* out,
                           std::vector<ColdRead> cold) const {
   if (cold.empty()) return;
   for (const ColdRead& c : cold) {
-    json parsed = json::parse(*c.compact, nullptr, false);
+    json parsed = ParseJson(*c.compact);
     if (parsed.is_discarded()) continue;  // we wrote it: cannot happen
     (*out)[c.slot] = std::make_shared<const json>(std::move(parsed));
   }
@@ -305,7 +306,7 @@ void Informer::Upsert(registry::ServedPtr served) {
     if (!e.resource_version.empty()) last_rv_ = e.resource_version;
   }
   if (!old && old_compact) {
-    json parsed = json::parse(*old_compact, nullptr, false);
+    json parsed = ParseJson(*old_compact);
     if (!parsed.is_discarded())
       old = std::make_shared<const json>(std::move(parsed));
   }

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "api/typed_json.h"
+#include "common/fast_json.h"
 #include "common/json_scan.h"
 
 namespace kmock::registry {
@@ -31,7 +32,7 @@ std::string ObjectPrefix(const api::ResourceInfo& res, std::string_view ns) {
 
 Result<json> DecodeObject(const api::ResourceInfo& res, std::string_view bytes,
                           int64_t revision, bool with_type) {
-  json obj = json::parse(bytes, nullptr, false);
+  json obj = ParseJson(bytes);
   if (obj.is_discarded() || !obj.is_object())
     return Status(StatusCode::kInternal, "stored object is not valid JSON");
   if (res.from_storage) obj = res.from_storage(obj);
@@ -56,7 +57,7 @@ Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
     // (which also unescapes keys).
     std::optional<std::string> kept =
         ObjectWithoutMember(*text, "managedFields");
-    metadata = kept ? json::parse(*kept, nullptr, false) : json();
+    metadata = kept ? ParseJson(*kept) : json();
     if (metadata.is_discarded() || !metadata.is_object())
       return Status(StatusCode::kInternal, "stored object is not valid JSON");
   } else {
