@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "api/validation.h"
+
 namespace kmock::registry {
 
 namespace {
@@ -202,6 +204,38 @@ std::string StringMember(const json& obj, const char* key) {
 
 }  // namespace
 
+namespace {
+
+// What metav1.LabelSelectorAsSelector checks of each requirement: a
+// qualified-name key, label values, and values only where the operator
+// takes them.
+Status CheckRequirement(const LabelSelector::Requirement& r) {
+  using Op = LabelSelector::Op;
+  if (auto errs = api::IsQualifiedName(r.key); !errs.empty())
+    return ParseError("key: Invalid value: \"" + r.key + "\": " + errs[0]);
+  const bool sets = r.op == Op::kIn || r.op == Op::kNotIn;
+  if (sets && r.values.empty())
+    return ParseError(
+        "values: Invalid value: []string{}: for 'in', 'notin' operators, "
+        "values set can't be empty");
+  if ((r.op == Op::kExists || r.op == Op::kDoesNotExist) && !r.values.empty()) {
+    std::string go = "[]string{";
+    for (size_t i = 0; i < r.values.size(); ++i)
+      go += (i ? ", \"" : "\"") + r.values[i] + "\"";
+    return ParseError("values: Invalid value: " + go +
+                      "}: values set must be empty for exists and does not "
+                      "exist");
+  }
+  for (size_t i = 0; i < r.values.size(); ++i) {
+    if (auto errs = api::IsValidLabelValue(r.values[i]); !errs.empty())
+      return ParseError("values[" + std::to_string(i) + "]: Invalid value: \"" +
+                        r.values[i] + "\": " + errs[0]);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
   LabelSelector sel;
   if (selector.is_null()) {
@@ -214,6 +248,7 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
     for (auto& [k, v] : it->items()) {
       if (!v.is_string()) return ParseError("invalid label selector value");
       sel.reqs_.push_back({k, Op::kEquals, {v.get<std::string>()}});
+      KMOCK_RETURN_IF_ERROR(CheckRequirement(sel.reqs_.back()));
     }
   }
   if (auto it = selector.find("matchExpressions");
@@ -238,6 +273,7 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
       if (auto v = e.find("values"); v != e.end() && v->is_array())
         for (const auto& s : *v)
           if (s.is_string()) r.values.push_back(s.get<std::string>());
+      KMOCK_RETURN_IF_ERROR(CheckRequirement(r));
       sel.reqs_.push_back(std::move(r));
     }
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace kmock::registry {
 namespace {
 
@@ -100,6 +102,40 @@ TEST(LabelSelectorTest, FromJsonWithWrongTypesIsAnError) {
     auto s = LabelSelector::FromJson(json::parse(text));
     EXPECT_FALSE(s.ok()) << text;
   }
+}
+
+// Found by tests/fuzz: a selector object with a key the string syntax
+// cannot spell ("a`p") was taken, and its canonical string did not parse
+// back. As metav1.LabelSelectorAsSelector, keys must be qualified names,
+// values label values, and only In/NotIn take (some) values.
+TEST(LabelSelectorTest, FromJsonChecksKeysAndValuesAsKubernetesDoes) {
+  struct Case {
+    const char* selector;
+    const char* error;
+  };
+  for (
+      const Case& c : std::vector<Case>{
+          {R"({"matchLabels":{"a`p":"web"}})",
+           "key: Invalid value: \"a`p\": name part must consist of"},
+          {R"({"matchLabels":{"app":"we b"}})",
+           "values[0]: Invalid value: \"we b\": a valid label must be"},
+          {R"({"matchExpressions":[{"key":"tier","operator":"In","values":[]}]})",
+           "values: Invalid value: []string{}: for 'in', 'notin' operators, "
+           "values set can't be empty"},
+          {R"({"matchExpressions":[{"key":"tier","operator":"Exists","values":["x"]}]})",
+           "values set must be empty for exists and does not exist"},
+      }) {
+    auto s = LabelSelector::FromJson(json::parse(c.selector));
+    ASSERT_FALSE(s.ok()) << c.selector;
+    EXPECT_NE(s.status().message().find(c.error), std::string::npos)
+        << s.status().message();
+  }
+  auto ok = LabelSelector::FromJson(json::parse(
+      R"({"matchLabels":{"example.com/app":"web"},"matchExpressions":[{"key":"tier","operator":"NotIn","values":["db",""]}]})"));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  auto again = LabelSelector::Parse(ok->ToString());
+  ASSERT_TRUE(again.ok()) << ok->ToString();
+  EXPECT_EQ(again->ToString(), ok->ToString());
 }
 
 }  // namespace
