@@ -118,6 +118,11 @@ class ViewWatcher(threading.Thread):
         if isinstance(stream, kube_client.Response):
             if stream.status == 410:
                 return True
+            if stream.status == 503:
+                # The server is shutting down (a restart under way): a
+                # reflector backs off and watches again, and so do we.
+                raise kube_client.ConnectionLost(
+                    "watch from %d answered 503" % start_rv, sent=False)
             self._problem("watch from %d answered %r" % (start_rv, stream))
             self._stop.wait(0.1)
             return True
