@@ -387,6 +387,7 @@ Result<json> DeploymentController::CreateNewReplicaSet(
 
 Status DeploymentController::WriteStatus(json* d) {
   std::string uid = UidOf(*d);
+  const std::string view_rv = apps::StrAt(*d, {"metadata", "resourceVersion"});
   int64_t generation = IntAt(*d, {"metadata", "generation"});
   std::string revision =
       apps::StrAt(*d, {"metadata", "annotations", kRevisionAnnotation});
@@ -395,6 +396,8 @@ Status DeploymentController::WriteStatus(json* d) {
       *res_.deployments, NamespaceOf(*d), NameOf(*d), "status",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) return NotFoundError("deployment was replaced");
+        KMOCK_RETURN_IF_ERROR(
+            apps::RequireUnchangedSince(obj, view_rv, "deployments.apps"));
         if (IntAt(obj, {"metadata", "generation"}) != generation) {
           return Status(StatusCode::kConflict, "the deployment changed");
         }
@@ -413,6 +416,7 @@ Status DeploymentController::WriteStatus(json* d) {
 
 Status DeploymentController::WriteReplicaSet(json* rs) {
   std::string uid = UidOf(*rs);
+  const std::string view_rv = apps::StrAt(*rs, {"metadata", "resourceVersion"});
   const json spec_replicas = (*rs)["spec"]["replicas"];
   const json min_ready = (*rs)["spec"].value("minReadySeconds", json(0));
   const json annotations = ObjectAt((*rs)["metadata"], "annotations");
@@ -420,6 +424,8 @@ Status DeploymentController::WriteReplicaSet(json* rs) {
       *res_.replicasets, NamespaceOf(*rs), NameOf(*rs), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) return NotFoundError("replica set was replaced");
+        KMOCK_RETURN_IF_ERROR(
+            apps::RequireUnchangedSince(obj, view_rv, "replicasets.apps"));
         obj["spec"]["replicas"] = spec_replicas;
         if (min_ready != json(0) || obj["spec"].contains("minReadySeconds")) {
           obj["spec"]["minReadySeconds"] = min_ready;

@@ -9,6 +9,8 @@
 
 #include "controllers/controller_manager.h"
 #include "controllers/deployment/revision.h"
+#include "controllers/informer.h"
+#include "controllers/replicaset_controller.h"
 #include "registry/test_registry.h"
 
 namespace kmock::controllers {
@@ -238,6 +240,92 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
   d = WaitForDeployment("web", [](const json& d) {
     return RolledOut(d) && d["status"].value("replicas", 0) == 1;
   });
+}
+
+// The controller decides on its informers' copies, which may lag the store
+// (its own last write not yet seen, another writer's change). Like
+// kube-controller-manager's Update calls, its writes carry the copy's
+// resourceVersion: a decision made on a stale copy gets a Conflict and is
+// retried on a fresh one, never written over newer state.
+TEST_F(DeploymentControllerTest, DecisionsOnAStaleCacheAreNotWritten) {
+  ASSERT_TRUE(registry_
+                  ->Create(*res_.namespaces, "",
+                           {{"apiVersion", "v1"},
+                            {"kind", "Namespace"},
+                            {"metadata", {{"name", "default"}}}},
+                           {})
+                  .ok());
+  CreateDeployment("stale", 2);
+  Informer pods(registry_.get(), res_.pods);
+  Informer replicasets(registry_.get(), res_.replicasets);
+  Informer deployments(registry_.get(), res_.deployments);
+  pods.AddIndex(kByNamespaceIndex, NamespaceIndex);
+  replicasets.AddIndex(kByNamespaceIndex, NamespaceIndex);
+  DeploymentController dc(registry_.get(), &clock_, res_, &pods, &replicasets,
+                          &deployments, {});
+  for (Informer* i : {&pods, &replicasets, &deployments}) {
+    i->Start();
+    ASSERT_TRUE(i->WaitForSync(milliseconds(5000)));
+  }
+  auto wait_for = [](const std::function<bool()>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+    while (!pred() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return pred();
+  };
+  auto read_rs = [&] {
+    auto l = Items(res_.replicasets);
+    return l.size() == 1 ? l[0] : json();
+  };
+
+  // The first sync creates the ReplicaSet; the cache sees it, then stops.
+  Status first = dc.Sync("default/stale");
+  ASSERT_TRUE(first.ok()) << first.ToString();
+  const json created = read_rs();
+  ASSERT_TRUE(created.is_object());
+  ASSERT_EQ(created["spec"]["replicas"], 2);
+  const std::string rs_key =
+      "default/" + created["metadata"]["name"].get<std::string>();
+  ASSERT_TRUE(wait_for([&] { return replicasets.Get(rs_key) != nullptr; }));
+  replicasets.Stop();
+
+  // Another writer changes the set; the Deployment is scaled to 4.
+  auto other = registry_->GuaranteedUpdate(
+      *res_.replicasets, "default",
+      created["metadata"]["name"].get<std::string>(), "",
+      [](json& rs) {
+        rs["spec"]["replicas"] = 7;
+        return Status::Ok();
+      },
+      {});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Patch("stale", R"({"spec":{"replicas":4}})");
+  ASSERT_TRUE(wait_for([&] {
+    ObjectPtr d = deployments.Get("default/stale");
+    return d && (*d)["spec"].value("replicas", 0) == 4;
+  }));
+
+  // On the stale copy (2 replicas) the scale to 4 is refused, and the
+  // other writer's 7 stays until the controller sees it.
+  Status st = dc.Sync("default/stale");
+  EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
+  EXPECT_NE(st.message().find("the object has been modified"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(read_rs()["spec"]["replicas"], 7);
+
+  // A controller on a fresh cache makes the same decision and it lands.
+  Informer fresh(registry_.get(), res_.replicasets);
+  fresh.AddIndex(kByNamespaceIndex, NamespaceIndex);
+  DeploymentController dc2(registry_.get(), &clock_, res_, &pods, &fresh,
+                           &deployments, {});
+  fresh.Start();
+  ASSERT_TRUE(fresh.WaitForSync(milliseconds(5000)));
+  ASSERT_TRUE(dc2.Sync("default/stale").ok());
+  EXPECT_EQ(read_rs()["spec"]["replicas"], 4);
+  fresh.Stop();
+  for (Informer* i : {&pods, &deployments}) i->Stop();
 }
 
 TEST_F(DeploymentControllerTest, RecreateAndPause) {

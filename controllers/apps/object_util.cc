@@ -49,6 +49,19 @@ std::string NamespaceOf(const json& obj) {
 }
 std::string UidOf(const json& obj) { return StrAt(obj, {"metadata", "uid"}); }
 
+Status RequireUnchangedSince(const json& current, const std::string& view_rv,
+                             const std::string& resource) {
+  if (view_rv.empty() ||
+      StrAt(current, {"metadata", "resourceVersion"}) == view_rv) {
+    return Status::Ok();
+  }
+  return Status(StatusCode::kConflict,
+                "Operation cannot be fulfilled on " + resource + " \"" +
+                    NameOf(current) +
+                    "\": the object has been modified; please apply your "
+                    "changes to the latest version and try again");
+}
+
 bool IsBeingDeleted(const json& obj) {
   const json* v = At(obj, {"metadata", "deletionTimestamp"});
   return v != nullptr && !v->is_null();

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/status.h"
 
 namespace kmock::controllers::apps {
 
@@ -39,6 +40,15 @@ std::string NameOf(const json& obj);
 std::string NamespaceOf(const json& obj);
 std::string UidOf(const json& obj);
 bool IsBeingDeleted(const json& obj);
+// Ok when `current` (the stored object an update is about to change) is
+// still at `view_rv`, the resourceVersion of the cached copy the change was
+// decided on; otherwise the Conflict kube-apiserver answers an Update
+// carrying that resourceVersion, so a decision made on a stale cache is
+// retried on a fresh one instead of overwriting newer state. An empty
+// view_rv accepts any version. `resource` names it in the message
+// ("replicasets.apps").
+Status RequireUnchangedSince(const json& current, const std::string& view_rv,
+                             const std::string& resource);
 // metadata.creationTimestamp (epoch when absent or malformed).
 TimePoint CreationTime(const json& obj);
 
