@@ -1,5 +1,7 @@
 #include "controllers/deployment_controller.h"
 
+#include <algorithm>
+
 #include "api/kinds/workload_common.h"
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
@@ -32,6 +34,18 @@ registry::WriteOptions ControllerWrite() {
   return wo;
 }
 
+// ReplicaSets by who may claim them: "uid:<controller uid>" for a
+// controlled one, "orphan:<namespace>" for one without a controller. A
+// Deployment looks at its own and its namespace's orphans only, not at
+// every ReplicaSet of the namespace.
+constexpr char kClaimIndex[] = "deployment-claim";
+
+std::vector<std::string> ClaimIndex(const json& rs) {
+  if (const json* ref = apps::ControllerRefOf(rs))
+    return {"uid:" + ref->value("uid", "")};
+  return {"orphan:" + NamespaceOf(rs)};
+}
+
 Result<registry::LabelSelector> SelectorOf(const json& obj) {
   return registry::LabelSelector::FromJson(
       ValueAt(ObjectAt(obj, "spec"), "selector"));
@@ -61,6 +75,7 @@ DeploymentController::DeploymentController(registry::Registry* registry,
       recorder_(registry, clock, EventSource{kComponent, "", "", false},
                 options.event_sink),
       queue_(clock) {
+  replicasets_->AddIndex(kClaimIndex, ClaimIndex);
   deployments_->AddHandlers(EventHandlers{
       .on_add = [this](const json& d) { queue_.Add(KeyOf(d)); },
       .on_update = [this](const json&, const json& d) { queue_.Add(KeyOf(d)); },
@@ -163,10 +178,14 @@ Status DeploymentController::Sync(const std::string& key) {
   if (CheckPausedConditions(&d, clock_->Now())) {
     KMOCK_RETURN_IF_ERROR(WriteStatus(&d));
   }
-  if (d["spec"].value("paused", false)) return SyncScale(&d, rs_list);
-  if (IsScalingEvent(&d, rs_list)) return SyncScale(&d, rs_list);
-  if (!IsRollingUpdate(d)) return RolloutRecreate(&d, rs_list);
-  return RolloutRolling(&d, rs_list);
+  // The sets once per sync: a second SyncRevision on the same (now stale)
+  // list would write the new set's annotations again and only conflict.
+  KMOCK_ASSIGN_OR_RETURN(Sets sets, SyncRevision(&d, rs_list, false));
+  if (d["spec"].value("paused", false) || IsScalingEvent(d, sets)) {
+    return SyncScale(&d, std::move(sets));
+  }
+  if (!IsRollingUpdate(d)) return RolloutRecreate(&d, rs_list, std::move(sets));
+  return RolloutRolling(&d, rs_list, std::move(sets));
 }
 
 Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
@@ -176,8 +195,19 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
   bool deleting = apps::IsBeingDeleted(d);
   std::optional<bool> can_adopt;
   std::vector<json> owned;
-  for (const auto& p :
-       replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(d))) {
+  std::vector<ObjectPtr> candidates =
+      replicasets_->ByIndex(kClaimIndex, "uid:" + uid);
+  for (ObjectPtr& orphan :
+       replicasets_->ByIndex(kClaimIndex, "orphan:" + NamespaceOf(d))) {
+    candidates.push_back(std::move(orphan));
+  }
+  // In name order, as a scan of the namespace would meet them.
+  std::sort(candidates.begin(), candidates.end(),
+            [](const ObjectPtr& a, const ObjectPtr& b) {
+              return ObjectAt(*a, "metadata").value("name", "") <
+                     ObjectAt(*b, "metadata").value("name", "");
+            });
+  for (const auto& p : candidates) {
     const json& rs = *p;
     bool matches =
         !sel.Empty() && sel.Matches(ValueAt(rs["metadata"], "labels"));

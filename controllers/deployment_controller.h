@@ -40,9 +40,9 @@ struct DeploymentControllerOptions {
 
 class DeploymentController {
  public:
-  // REQUIRES: pods and replicasets have kByNamespaceIndex
-  // (replicaset_controller.h); res has deployments and replicasets;
-  // informers not started.
+  // REQUIRES: pods have kByNamespaceIndex (replicaset_controller.h); res
+  // has deployments and replicasets; informers not started (an index of
+  // ReplicaSets by controller is added here).
   DeploymentController(registry::Registry* registry, const Clock* clock,
                        CoreResources res, Informer* pods, Informer* replicasets,
                        Informer* deployments,
@@ -74,10 +74,12 @@ class DeploymentController {
   Result<json> CreateNewReplicaSet(json* d, const std::vector<json>& old,
                                    const std::string& revision);
 
-  Status SyncScale(json* d, const std::vector<json>& rs_list);
-  Status RolloutRolling(json* d, const std::vector<json>& rs_list);
-  Status RolloutRecreate(json* d, const std::vector<json>& rs_list);
-  bool IsScalingEvent(json* d, const std::vector<json>& rs_list);
+  // Each takes the sets SyncRevision made of rs_list at the start of the
+  // sync (with the new set as written if it wrote it).
+  Status SyncScale(json* d, Sets sets);
+  Status RolloutRolling(json* d, const std::vector<json>& rs_list, Sets sets);
+  Status RolloutRecreate(json* d, const std::vector<json>& rs_list, Sets sets);
+  bool IsScalingEvent(const json& d, const Sets& sets) const;
   Status Scale(const json& d, Sets* sets);
   Result<bool> ReconcileNewReplicaSet(const json& d, Sets* sets);
   Result<bool> ReconcileOldReplicaSets(const json& d, Sets* sets);

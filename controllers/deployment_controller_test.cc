@@ -7,6 +7,7 @@
 #include <functional>
 #include <thread>
 
+#include "controllers/apps/object_util.h"
 #include "controllers/controller_manager.h"
 #include "controllers/deployment/revision.h"
 #include "controllers/informer.h"
@@ -326,6 +327,54 @@ TEST_F(DeploymentControllerTest, DecisionsOnAStaleCacheAreNotWritten) {
   EXPECT_EQ(read_rs()["spec"]["replicas"], 4);
   fresh.Stop();
   for (Informer* i : {&pods, &deployments}) i->Stop();
+}
+
+// kubectl delete deployment --cascade=orphan leaves the ReplicaSet; a
+// Deployment created again with the same template adopts it (no second
+// set), and one whose selector stops matching lets it go.
+TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
+  StartCluster();
+  CreateDeployment("keep", 2);
+  WaitForDeployment("keep", RolledOut);
+  auto rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 1u);
+  const std::string rs_name = rses[0]["metadata"]["name"];
+  registry::DeleteOptions orphan;
+  orphan.propagation_policy = "Orphan";
+  ASSERT_TRUE(
+      registry_->Delete(*res_.deployments, "default", "keep", orphan).ok());
+  auto owner_uid = [&]() -> std::string {
+    auto rs = registry_->Get(*res_.replicasets, "default", rs_name);
+    if (!rs.ok()) return "gone";
+    const json* ref = apps::ControllerRefOf(*rs);
+    return ref ? ref->value("uid", "") : "";
+  };
+  auto wait_for = [](const std::function<bool()>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (!pred() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return pred();
+  };
+  ASSERT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
+
+  const json again = CreateDeployment("keep", 2);
+  const std::string uid = again["metadata"]["uid"];
+  ASSERT_TRUE(wait_for([&] { return owner_uid() == uid; })) << owner_uid();
+  WaitForDeployment("keep", RolledOut);
+  EXPECT_EQ(Items(res_.replicasets).size(), 1u);
+
+  // A selector the set no longer matches: released (and a new set made).
+  // The selector is immutable, so the set's labels change instead.
+  auto relabel = registry_->GuaranteedUpdate(
+      *res_.replicasets, "default", rs_name, "",
+      [](json& rs) {
+        rs["metadata"]["labels"] = {{"app", "elsewhere"}};
+        return Status::Ok();
+      },
+      {});
+  ASSERT_TRUE(relabel.ok()) << relabel.status().ToString();
+  EXPECT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
 }
 
 TEST_F(DeploymentControllerTest, RecreateAndPause) {

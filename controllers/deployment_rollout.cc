@@ -52,13 +52,11 @@ Result<bool> DeploymentController::ScaleReplicaSet(json* rs, int64_t new_scale,
   return size_changed;
 }
 
-bool DeploymentController::IsScalingEvent(json* d,
-                                          const std::vector<json>& rs_list) {
-  auto sets = SyncRevision(d, rs_list, false);
-  if (!sets.ok()) return false;
-  for (const auto& rs : FilterActive(sets->All())) {
+bool DeploymentController::IsScalingEvent(const json& d,
+                                          const Sets& sets) const {
+  for (const auto& rs : FilterActive(sets.All())) {
     auto desired = DesiredReplicasAnnotation(rs);
-    if (desired && *desired != Replicas(*d)) return true;
+    if (desired && *desired != Replicas(d)) return true;
   }
   return false;
 }
@@ -94,9 +92,7 @@ Status DeploymentController::Scale(const json& d, Sets* sets) {
   return Status::Ok();
 }
 
-Status DeploymentController::SyncScale(json* d,
-                                       const std::vector<json>& rs_list) {
-  KMOCK_ASSIGN_OR_RETURN(Sets sets, SyncRevision(d, rs_list, false));
+Status DeploymentController::SyncScale(json* d, Sets sets) {
   KMOCK_RETURN_IF_ERROR(Scale(*d, &sets));
   if ((*d)["spec"].value("paused", false)) {
     KMOCK_RETURN_IF_ERROR(CleanupHistory(*d, sets.old));
@@ -170,8 +166,11 @@ Result<bool> DeploymentController::ReconcileOldReplicaSets(const json& d,
 }
 
 Status DeploymentController::RolloutRolling(json* d,
-                                            const std::vector<json>& rs_list) {
-  KMOCK_ASSIGN_OR_RETURN(Sets sets, SyncRevision(d, rs_list, true));
+                                            const std::vector<json>& rs_list,
+                                            Sets sets) {
+  if (!sets.new_rs) {
+    KMOCK_ASSIGN_OR_RETURN(sets, SyncRevision(d, rs_list, true));
+  }
   KMOCK_ASSIGN_OR_RETURN(bool scaled_up, ReconcileNewReplicaSet(*d, &sets));
   if (scaled_up) return SyncRolloutStatus(d, sets);
   KMOCK_ASSIGN_OR_RETURN(bool scaled_down, ReconcileOldReplicaSets(*d, &sets));
@@ -202,8 +201,8 @@ bool DeploymentController::OldPodsRunning(const Sets& sets) const {
 }
 
 Status DeploymentController::RolloutRecreate(json* d,
-                                             const std::vector<json>& rs_list) {
-  KMOCK_ASSIGN_OR_RETURN(Sets sets, SyncRevision(d, rs_list, false));
+                                             const std::vector<json>& rs_list,
+                                             Sets sets) {
   bool scaled_down = false;
   for (auto& rs : sets.old) {
     if (Replicas(rs) == 0) continue;

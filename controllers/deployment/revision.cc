@@ -42,22 +42,82 @@ bool SkipCopy(const std::string& key) {
          key == "deprecated.deployment.rollback.to";
 }
 
-json Canonical(const json& tmpl) {
-  json t = tmpl.is_object() ? tmpl : json::object();
-  if (t.contains("metadata") && t["metadata"].is_object()) {
-    json& md = t["metadata"];
-    md.erase("creationTimestamp");
-    if (md.contains("labels") && md["labels"].is_object()) {
-      md["labels"].erase(kPodTemplateHashLabel);
-      if (md["labels"].empty()) md.erase("labels");
+// A template metadata member that does not count when templates are
+// compared: the creation time, the pod-template-hash label (labels with
+// nothing else), and empty annotations.
+bool IgnoredMetadataMember(const std::string& key, const json& value) {
+  if (key == "creationTimestamp") return true;
+  if (key == "labels" && value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it.key() != kPodTemplateHashLabel) return false;
     }
-    if (md.contains("annotations") && md["annotations"].is_object() &&
-        md["annotations"].empty()) {
-      md.erase("annotations");
-    }
-    if (md.empty()) t.erase("metadata");
+    return true;
   }
-  return t;
+  return key == "annotations" && value.is_object() && value.empty();
+}
+
+// Walks the members of an object in key order, skipping those `skip`
+// says do not count.
+class CountedMembers {
+ public:
+  using Skip = bool (*)(const std::string&, const json&);
+  CountedMembers(const json& obj, Skip skip)
+      : it_(obj.begin()), end_(obj.end()), skip_(skip) {
+    Settle();
+  }
+  bool done() const { return it_ == end_; }
+  const std::string& key() const { return it_.key(); }
+  const json& value() const { return *it_; }
+  void Next() {
+    ++it_;
+    Settle();
+  }
+
+ private:
+  void Settle() {
+    while (it_ != end_ && skip_(it_.key(), *it_)) ++it_;
+  }
+  json::const_iterator it_, end_;
+  Skip skip_;
+};
+
+bool SkipHashLabel(const std::string& key, const json&) {
+  return key == kPodTemplateHashLabel;
+}
+bool SkipIgnoredMetadata(const std::string& key, const json& value) {
+  return IgnoredMetadataMember(key, value);
+}
+
+// Whether two objects have the same counted members with values that
+// `same` finds equal.
+template <typename Same>
+bool SameMembers(const json& a, const json& b, CountedMembers::Skip skip,
+                 Same same) {
+  CountedMembers ia(a, skip), ib(b, skip);
+  for (; !ia.done() && !ib.done(); ia.Next(), ib.Next()) {
+    if (ia.key() != ib.key() || !same(ia.key(), ia.value(), ib.value()))
+      return false;
+  }
+  return ia.done() && ib.done();
+}
+
+bool SameTemplateMetadata(const json& a, const json& b) {
+  return SameMembers(a, b, SkipIgnoredMetadata,
+                     [](const std::string& key, const json& x, const json& y) {
+                       if (key != "labels" || !x.is_object() || !y.is_object())
+                         return x == y;
+                       return SameMembers(x, y, SkipHashLabel,
+                                          [](const std::string&, const json& u,
+                                             const json& v) { return u == v; });
+                     });
+}
+
+// A template's metadata member counts unless it is an object whose
+// members all do not count (Canonical drops it then).
+bool SkipEmptyTemplateMetadata(const std::string& key, const json& value) {
+  if (key != "metadata" || !value.is_object()) return false;
+  CountedMembers counted(value, SkipIgnoredMetadata);
+  return counted.done();
 }
 
 }  // namespace
@@ -147,20 +207,31 @@ bool SetDeploymentRevision(json* d, const std::string& revision) {
 }
 
 bool EqualIgnoreHash(const json& t1, const json& t2) {
-  return Canonical(t1) == Canonical(t2);
+  // As if both were compared with creationTimestamp, the hash label and
+  // what is left empty by dropping them removed, without copying either.
+  static const json kEmpty = json::object();
+  const json& a = t1.is_object() ? t1 : kEmpty;
+  const json& b = t2.is_object() ? t2 : kEmpty;
+  return SameMembers(
+      a, b, SkipEmptyTemplateMetadata,
+      [](const std::string& key, const json& x, const json& y) {
+        if (key != "metadata" || !x.is_object() || !y.is_object())
+          return x == y;
+        return SameTemplateMetadata(x, y);
+      });
 }
 
 std::optional<json> FindNewReplicaSet(const json& d,
                                       const std::vector<json>& rses) {
-  std::vector<json> sorted = rses;
-  SortByCreation(&sorted);
-  const json tmpl = ObjectAt(ObjectAt(d, "spec"), "template");
-  for (const auto& rs : sorted) {
-    if (EqualIgnoreHash(ObjectAt(ObjectAt(rs, "spec"), "template"), tmpl)) {
-      return rs;
-    }
+  const json& tmpl = ObjectAt(ObjectAt(d, "spec"), "template");
+  const json* oldest = nullptr;
+  for (const auto& rs : rses) {
+    if (!EqualIgnoreHash(ObjectAt(ObjectAt(rs, "spec"), "template"), tmpl))
+      continue;
+    if (oldest == nullptr || OlderThan(rs, *oldest)) oldest = &rs;
   }
-  return std::nullopt;
+  if (oldest == nullptr) return std::nullopt;
+  return *oldest;
 }
 
 std::vector<std::string> HistoryToDelete(const json& d,

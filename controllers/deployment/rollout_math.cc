@@ -59,13 +59,13 @@ Fenceposts DeploymentFenceposts(const json& d) {
                            Replicas(d));
 }
 
+}  // namespace
+
 bool OlderThan(const json& a, const json& b) {
   TimePoint ta = apps::CreationTime(a), tb = apps::CreationTime(b);
   if (ta != tb) return ta < tb;
   return apps::NameOf(a) < apps::NameOf(b);
 }
-
-}  // namespace
 
 int64_t MaxSurge(const json& d) {
   if (!IsRollingUpdate(d)) return 0;

@@ -49,6 +49,8 @@ int64_t SumStatus(const std::vector<json>& rses, const char* field);
 std::vector<json> FilterActive(const std::vector<json>& rses);
 
 // Oldest first (creationTimestamp, then name).
+// Created earlier, or at the same time and first by name.
+bool OlderThan(const json& a, const json& b);
 void SortByCreation(std::vector<json>* rses);
 // Largest first; equal sizes oldest first (for scaling down).
 void SortBySizeOlder(std::vector<json>* rses);

@@ -129,6 +129,74 @@ TEST(Revision, TemplateEqualityIgnoresHash) {
   EXPECT_FALSE(EqualIgnoreHash(t1, t2));
 }
 
+TEST(Revision, TemplateEqualityEdges) {
+  const json spec = {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}};
+  const json bare = {{"spec", spec}};
+  // Metadata left empty by dropping the hash, the time and empty
+  // annotations counts as none.
+  json t = bare;
+  t["metadata"] = {{"labels", {{kPodTemplateHashLabel, "abc"}}},
+                   {"annotations", json::object()},
+                   {"creationTimestamp", nullptr}};
+  EXPECT_TRUE(EqualIgnoreHash(bare, t));
+  EXPECT_TRUE(EqualIgnoreHash(t, bare));
+  t["metadata"]["labels"] = json::object();
+  EXPECT_TRUE(EqualIgnoreHash(bare, t));
+  // Anything else in it counts.
+  t["metadata"]["annotations"] = {{"a", "1"}};
+  EXPECT_FALSE(EqualIgnoreHash(bare, t));
+  json u = bare;
+  u["metadata"] = {{"annotations", {{"a", "1"}}},
+                   {"labels", {{kPodTemplateHashLabel, "zzz"}}}};
+  EXPECT_TRUE(EqualIgnoreHash(t, u));
+  u["metadata"]["labels"]["tier"] = "web";
+  EXPECT_FALSE(EqualIgnoreHash(t, u));
+  t["metadata"]["labels"]["tier"] = "web";
+  EXPECT_TRUE(EqualIgnoreHash(t, u));
+  t["metadata"]["labels"]["tier"] = "db";
+  EXPECT_FALSE(EqualIgnoreHash(t, u));
+  // Members compare whole, whatever their order of insertion.
+  json x = {{"spec", spec}, {"metadata", {{"name", "n"}}}};
+  json y = {{"metadata", {{"name", "n"}}}, {"spec", spec}};
+  EXPECT_TRUE(EqualIgnoreHash(x, y));
+  y["extra"] = 1;
+  EXPECT_FALSE(EqualIgnoreHash(x, y));
+  // A non-object template is an empty one; non-object metadata compares
+  // as it is.
+  EXPECT_TRUE(EqualIgnoreHash(json(nullptr), json::object()));
+  EXPECT_FALSE(EqualIgnoreHash(json(nullptr), bare));
+  x["metadata"] = "odd";
+  y = x;
+  EXPECT_TRUE(EqualIgnoreHash(x, y));
+  y["metadata"] = json::array();
+  EXPECT_FALSE(EqualIgnoreHash(x, y));
+}
+
+TEST(Revision, NewReplicaSetIsTheOldestMatch) {
+  json d = Deploy(3, 1, 0);
+  d["spec"]["template"] = {
+      {"metadata", {{"labels", {{"app", "web"}}}}},
+      {"spec", {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}}}};
+  json tmpl = d["spec"]["template"];
+  json a = RS("b-later", 0, 0, "2025-01-02T00:00:00Z");
+  json b = RS("a-earlier", 0, 0, "2025-01-01T00:00:00Z");
+  json c = RS("c-other", 0, 0, "2024-12-31T00:00:00Z");
+  a["spec"]["template"] = tmpl;
+  b["spec"]["template"] = tmpl;
+  b["spec"]["template"]["metadata"]["labels"][kPodTemplateHashLabel] = "h";
+  c["spec"]["template"] = tmpl;
+  c["spec"]["template"]["spec"]["containers"][0]["image"] = "other";
+  auto found = FindNewReplicaSet(d, {a, c, b});
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ((*found)["metadata"]["name"], "a-earlier");
+  // Same time: the first by name.
+  b["metadata"]["creationTimestamp"] = "2025-01-02T00:00:00Z";
+  found = FindNewReplicaSet(d, {a, b});
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ((*found)["metadata"]["name"], "a-earlier");
+  EXPECT_FALSE(FindNewReplicaSet(d, {c}).has_value());
+}
+
 TEST(Revision, HistoryCleanupOldestFirstOnlyEmpty) {
   json d = Deploy(3, 1, 0);
   d["spec"]["revisionHistoryLimit"] = 1;
