@@ -389,6 +389,52 @@ TEST_F(ApiServerTest, WatchWithTableAndTimeout) {
   EXPECT_EQ(event["object"]["rows"][0]["object"]["metadata"]["name"], "t1");
 }
 
+// Events waiting together go out in one write: each is still a whole
+// line, in order, as JSON and as Table rows.
+TEST_F(ApiServerTest, WatchBacklogArrivesAsWholeLinesInOrder) {
+  auto c = CertClient();
+  auto listed = c->Get("/api/v1/namespaces/default/pods");
+  ASSERT_TRUE(listed);
+  const std::string from =
+      json::parse(listed->body)["metadata"]["resourceVersion"];
+  constexpr int kPods = 100;
+  for (int i = 0; i < kPods; ++i) {
+    auto r = c->Post("/api/v1/namespaces/default/pods",
+                     Pod("b" + std::to_string(i)).dump(), "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201);
+  }
+  for (const bool table : {false, true}) {
+    std::string body;
+    httplib::Headers headers;
+    if (table) headers.emplace("Accept", kTableAccept);
+    auto res = c->Get(
+        "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1&"
+        "resourceVersion=" +
+            from,
+        headers, [&](const char* data, size_t n) {
+          body.append(data, n);
+          return true;
+        });
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+    int seen = 0;
+    size_t at = 0;
+    for (size_t eol; (eol = body.find('\n', at)) != std::string::npos;
+         at = eol + 1) {
+      json event = json::parse(body.substr(at, eol - at), nullptr, false);
+      ASSERT_FALSE(event.is_discarded()) << body.substr(at, eol - at);
+      ASSERT_EQ(event["type"], "ADDED");
+      const json& obj =
+          table ? event["object"]["rows"][0]["object"] : event["object"];
+      EXPECT_EQ(obj["metadata"]["name"], "b" + std::to_string(seen));
+      ++seen;
+    }
+    EXPECT_EQ(at, body.size());
+    EXPECT_EQ(seen, kPods);
+  }
+}
+
 TEST_F(ApiServerTest, SecondServerOnSamePortFails) {
   ServerOptions o;
   o.port = server_->port();

@@ -36,6 +36,12 @@ using nlohmann::json;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 constexpr std::chrono::milliseconds kPollInterval{250};
+// Events waiting together are written as one chunk of at most about this
+// many bytes.
+constexpr size_t kMaxBatchBytes = 256 << 10;
+// What a write adds to its bytes in the send buffer (chunk and TLS
+// framing), with margin.
+constexpr int64_t kFramingBytes = 1024;
 constexpr char kWatchContentType[] = "application/json;stream=watch";
 
 class WatchStream : public FanoutTarget,
@@ -106,9 +112,18 @@ class WatchStream : public FanoutTarget,
             fanout_ != nullptr ? std::chrono::milliseconds(0) : wait, &work);
         if (!st.ok()) end = st;
       }
+      // All that is waiting in one write (one chunk, as few TLS records
+      // as fit): a client that keeps up reads one batch, not one event
+      // per wake-up, and the server makes one write call for it.
+      std::string batch;
       for (const registry::WatchEvent& e : work) {
-        if (!WriteLine(sink, LineFor(e))) return false;
+        AppendLineFor(e, &batch);
+        if (batch.size() >= kMaxBatchBytes) {
+          if (!WriteLine(sink, batch)) return false;
+          batch.clear();
+        }
       }
+      if (!batch.empty() && !WriteLine(sink, batch)) return false;
       if (end) {
         // A watcher that fell behind is closed without an ERROR, as the
         // watch cache closes it: clients watch again from where they were.
@@ -165,19 +180,20 @@ class WatchStream : public FanoutTarget,
       std::vector<registry::WatchEvent> events;
       Status st = watcher_->Next(std::chrono::milliseconds(0), &events);
       std::vector<registry::WatchEvent> rest;
-      bool failed = false;
+      // The events that fit the socket's send buffer, in one write.
+      const int64_t room = Room();
+      std::string batch;
       for (size_t i = 0; i < events.size(); ++i) {
-        std::string line = LineFor(events[i]);
-        if (!RoomFor(line.size())) {
+        const size_t before = batch.size();
+        AppendLineFor(events[i], &batch);
+        if (static_cast<int64_t>(batch.size()) + kFramingBytes > room) {
+          batch.resize(before);
           rest.assign(std::make_move_iterator(events.begin() + i),
                       std::make_move_iterator(events.end()));
           break;
         }
-        if (!WriteLine(*sink, line)) {
-          failed = true;
-          break;
-        }
       }
+      const bool failed = !batch.empty() && !WriteLine(*sink, batch);
       bool again = false;
       bool notify = false;
       {
@@ -224,36 +240,41 @@ class WatchStream : public FanoutTarget,
   }
 
  private:
+  static void AppendLine(const std::string& type,
+                         const std::string& object_json, std::string* out) {
+    out->reserve(out->size() + object_json.size() + type.size() + 24);
+    out->append("{\"type\":\"").append(type).append("\",\"object\":");
+    out->append(object_json).append("}\n");
+  }
   static std::string Line(const std::string& type,
                           const std::string& object_json) {
     std::string line;
-    line.reserve(object_json.size() + type.size() + 24);
-    line.append("{\"type\":\"").append(type).append("\",\"object\":");
-    line.append(object_json).append("}\n");
+    AppendLine(type, object_json, &line);
     return line;
   }
   static bool WriteLine(httplib::DataSink& sink, const std::string& line) {
     return sink.write(line.data(), line.size());
   }
 
-  std::string LineFor(const registry::WatchEvent& e) const {
+  // Appends the event's line to out.
+  void AppendLineFor(const registry::WatchEvent& e, std::string* out) const {
     const std::string& type = e.type;
     bool convert =
         table_ && (type == "ADDED" || type == "MODIFIED" || type == "DELETED");
     // The object's bytes are shared by every watcher of this revision.
-    if (!convert) return Line(type, e.served->JsonBytes());
-    return Line(type, registry::EncodeServedJson(ObjectToTable(
-                          *resource_, e.object(), clock_->Now(), *table_)));
+    if (!convert) return AppendLine(type, e.served->JsonBytes(), out);
+    AppendLine(type,
+               registry::EncodeServedJson(ObjectToTable(
+                   *resource_, e.object(), clock_->Now(), *table_)),
+               out);
   }
 
-  // Whether a write of n bytes (plus chunk and TLS framing) fits the
-  // socket's send buffer now, so that it cannot block.
-  bool RoomFor(size_t n) const {
-    if (fd_ < 0 || send_buffer_ <= 0) return false;
+  // How many bytes the socket's send buffer takes now without blocking.
+  int64_t Room() const {
+    if (fd_ < 0 || send_buffer_ <= 0) return 0;
     int unsent = 0;
-    if (ioctl(fd_, SIOCOUTQ, &unsent) != 0) return false;
-    return static_cast<int64_t>(send_buffer_) - unsent >=
-           static_cast<int64_t>(n) + 1024;
+    if (ioctl(fd_, SIOCOUTQ, &unsent) != 0) return 0;
+    return static_cast<int64_t>(send_buffer_) - unsent;
   }
 
   std::unique_ptr<registry::ObjectWatcher> watcher_;
