@@ -4,6 +4,7 @@
 
 #include "registry/api_errors.h"
 #include "registry/object_codec.h"
+#include "registry/stored_json.h"
 
 namespace kmock::registry {
 
@@ -88,19 +89,35 @@ class StoreObjectWatcher : public ObjectWatcher {
   }
 
  private:
+  // Whether the stored value matches the filter: from the labels in its
+  // bytes where labels alone decide, so that a watcher that only sends the
+  // bytes never has the object parsed; else from the tree.
+  bool MatchesStored(std::string_view stored, const ServedObject& obj) const {
+    if (filter_.Empty()) return true;
+    if (filter_.fields.Empty() && !res_.from_storage) {
+      if (std::optional<json> labels = StoredLabels(stored))
+        return filter_.labels.Matches(*labels);
+    }
+    return filter_.Matches(res_, obj.value());
+  }
+
   void Translate(const store::Event& ev, std::vector<WatchEvent>* out) {
     auto obj = Decode(*registry_, res_, ev.kv, metadata_view_);
     if (!obj.ok()) return;
     if (ev.type == store::Event::Type::kDelete) {
-      if (filter_.Matches(res_, (*obj)->value()))
+      if (MatchesStored(ev.kv.value, **obj))
         out->push_back({"DELETED", std::move(obj).value()});
       return;
     }
-    bool now_matches = filter_.Matches(res_, (*obj)->value());
+    bool now_matches = MatchesStored(ev.kv.value, **obj);
     bool was_matching = false;
     if (ev.has_prev) {
+      std::optional<json> prev_labels;
       if (filter_.Empty()) {
         was_matching = true;
+      } else if (filter_.fields.Empty() && !res_.from_storage &&
+                 (prev_labels = StoredLabels(ev.prev_value))) {
+        was_matching = filter_.labels.Matches(*prev_labels);
       } else {
         // Usually labels alone decide: parse only the old metadata.
         auto prev = filter_.MetadataOnly()

@@ -427,6 +427,46 @@ TEST_F(RegistryTest, SelectedWatchSeesObjectsEnterAndLeave) {
             (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
 }
 
+// A watch that selects by labels reads them from the stored bytes and
+// hands on objects whose tree nobody has parsed: a client watch only sends
+// the bytes.
+TEST_F(RegistryTest, LabelSelectedWatchParsesNoObject) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p"), {}).ok());
+  WatchOptions by_label;
+  by_label.resource_version =
+      std::to_string(registry_->storage()->CurrentRevision());
+  by_label.label_selector = "tier=web";
+  auto w = registry_->Watch(*pods_, "default", by_label);
+  ASSERT_TRUE(w.ok());
+  int n = 0;
+  for (const char* tier : {"web", "web", "db"}) {
+    auto r = registry_->GuaranteedUpdate(
+        *pods_, "default", "p", "",
+        [&](json& obj) {
+          obj["metadata"]["labels"]["tier"] = tier;
+          obj["metadata"]["annotations"]["n"] = std::to_string(++n);
+          return Status::Ok();
+        },
+        {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  std::vector<WatchEvent> evs;
+  for (int i = 0; i < 20 && evs.size() < 3; ++i)
+    ASSERT_TRUE((*w)->Next(std::chrono::milliseconds(100), &evs).ok());
+  std::vector<std::string> types;
+  for (const auto& ev : evs) {
+    types.push_back(ev.type);
+    EXPECT_NE(ev.served->JsonBytes().find(R"("tier":")"), std::string::npos);
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+  ASSERT_EQ(evs.size(), 3u);
+  // The next write read (and parsed) each revision but the last; the
+  // watch itself parsed none.
+  EXPECT_FALSE(evs[2].served->HasTree());
+  // Asked for, the tree is there.
+  EXPECT_EQ(evs[2].object()["metadata"]["labels"]["tier"], "db");
+}
+
 TEST_F(RegistryTest, MetadataOnlyListsAndWatchesCarryMetadataOnly) {
   ASSERT_TRUE(
       registry_->Create(*pods_, "default", Pod("a", {{"app", "x"}}), {}).ok());

@@ -4,6 +4,7 @@
 
 #include "api/json_encode.h"
 #include "api/typed_json.h"
+#include "common/fast_json.h"
 #include "registry/object_codec.h"
 #include "registry/stored_json.h"
 
@@ -15,8 +16,29 @@ std::string EncodeServedJson(const json& object) {
   return api::EncodeTypedJson(object);
 }
 
+ServedObject::ServedObject(BytesOnly, std::string bytes) : given_(true) {
+  std::call_once(encoded_, [&] { bytes_ = std::move(bytes); });
+}
+
+std::shared_ptr<const ServedObject> ServedObject::FromBytes(std::string bytes) {
+  return std::shared_ptr<const ServedObject>(
+      new ServedObject(BytesOnly{}, std::move(bytes)));
+}
+
+void ServedObject::Parse() const {
+  std::call_once(parse_once_, [this] {
+    object_ = ParseJson(bytes_);
+    // Bytes this process wrote from a valid object cannot fail to parse;
+    // should they, readers get an empty object rather than a crash.
+    if (object_.is_discarded() || !object_.is_object())
+      object_ = json::object();
+    parsed_.store(true, std::memory_order_release);
+  });
+}
+
 ServedObject::ServedObject(json object, std::string bytes)
     : object_(std::move(object)), given_(true) {
+  parsed_.store(true, std::memory_order_relaxed);
   std::call_once(encoded_, [&] { bytes_ = std::move(bytes); });
 }
 
@@ -94,14 +116,17 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
   std::mutex& lock = locks_[slot % kStripes];
   if (ServedPtr hit = Lookup(slot, res, key, revision)) return hit;
   misses_.fetch_add(1, std::memory_order_relaxed);
-  KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
   // The served bytes are the stored ones with the revision put back: a
-  // copy now instead of an encode for each watch stream or cold cache.
+  // copy now instead of an encode for each watch stream or cold cache,
+  // and the tree parsed from them only when a reader asks for it.
   std::string text;
-  ServedPtr served = AppendServedFromStored(res, bytes, revision, true, &text)
-                         ? std::make_shared<const ServedObject>(std::move(obj),
-                                                                std::move(text))
-                         : MakeServed(std::move(obj));
+  ServedPtr served;
+  if (AppendServedFromStored(res, bytes, revision, true, &text)) {
+    served = ServedObject::FromBytes(std::move(text));
+  } else {
+    KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObject(res, bytes, revision));
+    served = MakeServed(std::move(obj));
+  }
   if (!remember) return served;
   // A decoded object takes a few times its JSON text in memory.
   const size_t charge = 4 * bytes.size() + key.size() + 256;

@@ -14,7 +14,8 @@
 // hand that empties slots in turn until the cache is back under it.
 //
 // Thread safety: a ServedObject is immutable once built (its bytes are
-// encoded under std::call_once); the cache is safe from any thread.
+// encoded, and a bytes-only object's tree parsed, under std::call_once);
+// the cache is safe from any thread.
 #ifndef KMOCK_REGISTRY_SERVED_OBJECT_H_
 #define KMOCK_REGISTRY_SERVED_OBJECT_H_
 
@@ -34,20 +35,38 @@ namespace kmock::registry {
 
 class ServedObject {
  public:
-  explicit ServedObject(nlohmann::json object) : object_(std::move(object)) {}
+  explicit ServedObject(nlohmann::json object) : object_(std::move(object)) {
+    parsed_.store(true, std::memory_order_relaxed);
+  }
   // REQUIRES: bytes are what EncodeServedJson(object) would give.
   ServedObject(nlohmann::json object, std::string bytes);
+  // An object known by its served bytes, parsed into a tree on the first
+  // value(): a reader that only sends the bytes (a JSON watch or list)
+  // never parses it. REQUIRES: bytes are the JSON of an object.
+  static std::shared_ptr<const ServedObject> FromBytes(std::string bytes);
   ServedObject(const ServedObject&) = delete;
   ServedObject& operator=(const ServedObject&) = delete;
 
-  const nlohmann::json& value() const { return object_; }
+  const nlohmann::json& value() const {
+    if (!parsed_.load(std::memory_order_acquire)) Parse();
+    return object_;
+  }
   // The object's JSON as sent to clients (encoded on first use).
   const std::string& JsonBytes() const;
   // The JSON bytes if they came with the object (no encoding), else null.
   const std::string* GivenBytes() const { return given_ ? &bytes_ : nullptr; }
+  // Whether the tree exists yet (false for a bytes-only object nobody has
+  // asked for the value of).
+  bool HasTree() const { return parsed_.load(std::memory_order_acquire); }
 
  private:
-  nlohmann::json object_;
+  struct BytesOnly {};
+  ServedObject(BytesOnly, std::string bytes);
+  void Parse() const;
+
+  mutable nlohmann::json object_;
+  mutable std::once_flag parse_once_;
+  mutable std::atomic<bool> parsed_{false};
   mutable std::once_flag encoded_;
   mutable std::string bytes_;
   bool given_ = false;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "registry/object_codec.h"
 
 namespace kmock::registry {
@@ -65,6 +68,38 @@ TEST(ServedObjectCacheTest, ServedBytesComeFromStoredBytes) {
   ASSERT_TRUE(sorted.ok());
   EXPECT_EQ((*sorted)->GivenBytes(), nullptr);
   EXPECT_EQ((*sorted)->JsonBytes(), EncodeServedJson((*sorted)->value()));
+}
+
+// Bytes in the served layout give an object whose tree is parsed on first
+// use, once however many threads ask, equal to a decode of the stored
+// bytes.
+TEST(ServedObjectCacheTest, LaidOutBytesAreParsedOnFirstUse) {
+  ServedObjectCache cache;
+  nlohmann::json pod = nlohmann::json::parse(PodBytes("a"));
+  pod["metadata"]["labels"] = {{"app", "web"}};
+  pod["status"] = {{"phase", "Running"}, {"restarts", 3}, {"ratio", 0.5}};
+  pod["kind"] = "Pod";
+  pod["apiVersion"] = "v1";
+  std::string stored = EncodeForWrite(Pods(), pod);
+  auto served = cache.Decode(Pods(), "/registry/pods/default/a", stored, 42);
+  ASSERT_TRUE(served.ok());
+  EXPECT_FALSE((*served)->HasTree());
+  EXPECT_NE((*served)->JsonBytes().find(R"("resourceVersion":"42")"),
+            std::string::npos);
+  EXPECT_FALSE((*served)->HasTree());  // sending the bytes needs no tree
+
+  std::vector<const nlohmann::json*> seen(8);
+  std::vector<std::thread> readers;
+  for (size_t i = 0; i < seen.size(); ++i)
+    readers.emplace_back([&, i] { seen[i] = &(*served)->value(); });
+  for (auto& t : readers) t.join();
+  for (const auto* v : seen) EXPECT_EQ(v, seen[0]);
+  EXPECT_TRUE((*served)->HasTree());
+  auto decoded = DecodeObject(Pods(), stored, 42);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ((*served)->value(), *decoded);
+  EXPECT_TRUE((*served)->value()["status"]["restarts"].is_number_unsigned());
+  EXPECT_EQ((*served)->JsonBytes(), EncodeServedJson((*served)->value()));
 }
 
 // A read-modify-write gets a tree of its own: a copy of the cached
