@@ -267,12 +267,13 @@ struct UpdateSets {
   FieldSet changed, removed, mine;
 };
 
-UpdateSets SetsOf(const Comparison& c, const FieldSet& reset) {
+UpdateSets SetsOf(Comparison c, const FieldSet& reset) {
   UpdateSets u;
-  u.changed = c.modified.Union(c.added).RecursiveDifference(reset);
+  // The comparison's sets are consumed in place, not copied.
+  u.changed = std::move(c.modified).Union(c.added).RecursiveDifference(reset);
   // Reset fields limit what this writer may take, not what others own: a
   // status write must not take spec ownership from the spec's appliers.
-  u.removed = c.removed.RecursiveDifference(reset);
+  u.removed = std::move(c.removed).RecursiveDifference(reset);
   u.mine = Filter(u.changed, reset);
   return u;
 }
@@ -306,9 +307,9 @@ std::optional<json> UpdateStoredEntries(const json& stored, const UpdateSets& u,
     }
     auto fields = FieldSet::FromFieldsV1(fields_v1);
     if (!fields.ok()) return std::nullopt;
-    e.fields = fields->Difference(u.changed).Difference(u.removed);
+    e.fields = std::move(*fields).Difference(u.changed).Difference(u.removed);
     if (is_self) {
-      e.fields = e.fields.Union(u.mine);
+      e.fields = std::move(e.fields).Union(u.mine);
       e.time = self.time;
       self_seen = true;
     }
@@ -367,8 +368,8 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   if (stored != nullptr && (from_stored || *sent == *stored)) {
     new_obj = WithoutManagedFields(std::move(new_obj));
     Comparison c = Compare(old_obj, new_obj, rt);
-    c.removed = c.removed.Difference(ManagedFieldsPath());
-    UpdateSets u = SetsOf(c, reset);
+    c.removed = std::move(c.removed).Difference(ManagedFieldsPath());
+    UpdateSets u = SetsOf(std::move(c), reset);
     if (auto list = UpdateStoredEntries(*stored, u, m)) {
       SetManagedFieldsList(new_obj, std::move(*list));
       return new_obj;
@@ -395,7 +396,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
       create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
   const UpdateSets u = SetsOf(Compare(old_view, new_obj, rt), reset);
   for (ManagedEntry& e : entries) {
-    e.fields = e.fields.Difference(u.changed).Difference(u.removed);
+    e.fields = std::move(e.fields).Difference(u.changed).Difference(u.removed);
   }
   if (!u.mine.empty()) {
     ManagedEntry self = SelfEntry(m);
@@ -406,7 +407,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
       self.fields = u.mine;
       entries.push_back(std::move(self));
     } else {
-      it->fields = it->fields.Union(u.mine);
+      it->fields = std::move(it->fields).Union(u.mine);
       it->time = self.time;
     }
   }

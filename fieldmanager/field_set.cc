@@ -41,7 +41,7 @@ void FieldSet::SetChild(const std::string& pe, FieldSet subtree, bool member) {
   children_[pe] = std::move(subtree);
 }
 
-FieldSet FieldSet::Union(const FieldSet& other) const {
+FieldSet FieldSet::Union(const FieldSet& other) const& {
   FieldSet out = *this;
   out.member_ = member_ || other.member_;
   for (const auto& [pe, child] : other.children_) {
@@ -49,13 +49,13 @@ FieldSet FieldSet::Union(const FieldSet& other) const {
     if (it == out.children_.end()) {
       out.children_.emplace(pe, child);
     } else {
-      it->second = it->second.Union(child);
+      it->second = std::move(it->second).Union(child);
     }
   }
   return out;
 }
 
-FieldSet FieldSet::Difference(const FieldSet& other) const {
+FieldSet FieldSet::Difference(const FieldSet& other) const& {
   FieldSet out;
   out.member_ = member_ && !other.member_;
   for (const auto& [pe, child] : children_) {
@@ -65,6 +65,54 @@ FieldSet FieldSet::Difference(const FieldSet& other) const {
       out.children_.emplace(pe, std::move(d));
   }
   return out;
+}
+
+FieldSet FieldSet::Union(const FieldSet& other) && {
+  member_ = member_ || other.member_;
+  for (const auto& [pe, child] : other.children_) {
+    auto it = children_.find(pe);
+    if (it == children_.end()) {
+      children_.emplace(pe, child);
+    } else {
+      it->second = std::move(it->second).Union(child);
+    }
+  }
+  return std::move(*this);
+}
+
+FieldSet FieldSet::Difference(const FieldSet& other) && {
+  member_ = member_ && !other.member_;
+  for (auto it = children_.begin(); it != children_.end();) {
+    if (const FieldSet* o = other.Child(it->first))
+      it->second = std::move(it->second).Difference(*o);
+    if (it->second.member_ || !it->second.children_.empty()) {
+      ++it;
+    } else {
+      it = children_.erase(it);
+    }
+  }
+  return std::move(*this);
+}
+
+FieldSet FieldSet::RecursiveDifference(const FieldSet& other) && {
+  for (auto it = children_.begin(); it != children_.end();) {
+    const FieldSet* o = other.Child(it->first);
+    if (o == nullptr) {
+      ++it;  // kept as it is, as the copying form keeps it
+      continue;
+    }
+    if (o->member_) {
+      it = children_.erase(it);
+      continue;
+    }
+    it->second = std::move(it->second).RecursiveDifference(*o);
+    if (it->second.member_ || !it->second.children_.empty()) {
+      ++it;
+    } else {
+      it = children_.erase(it);
+    }
+  }
+  return std::move(*this);
 }
 
 FieldSet FieldSet::Intersection(const FieldSet& other) const {
@@ -80,7 +128,7 @@ FieldSet FieldSet::Intersection(const FieldSet& other) const {
   return out;
 }
 
-FieldSet FieldSet::RecursiveDifference(const FieldSet& other) const {
+FieldSet FieldSet::RecursiveDifference(const FieldSet& other) const& {
   FieldSet out;
   out.member_ = member_;
   for (const auto& [pe, child] : children_) {

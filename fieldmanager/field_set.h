@@ -34,12 +34,18 @@ class FieldSet {
   bool empty() const { return children_.empty(); }
   bool operator==(const FieldSet& other) const = default;
 
-  FieldSet Union(const FieldSet& other) const;
+  // Each operation has a copying form and, on a set about to be thrown
+  // away (an rvalue), a form that works in place: same result, without
+  // copying the set first.
+  FieldSet Union(const FieldSet& other) const&;
+  FieldSet Union(const FieldSet& other) &&;
   // Members of this set that are not members of other (exact paths).
-  FieldSet Difference(const FieldSet& other) const;
+  FieldSet Difference(const FieldSet& other) const&;
+  FieldSet Difference(const FieldSet& other) &&;
   FieldSet Intersection(const FieldSet& other) const;
   // Removes every member of other and everything below it.
-  FieldSet RecursiveDifference(const FieldSet& other) const;
+  FieldSet RecursiveDifference(const FieldSet& other) const&;
+  FieldSet RecursiveDifference(const FieldSet& other) &&;
 
   // Every member path, in upstream's order: at each level the members
   // first, then the subtrees, each sorted.

@@ -45,6 +45,42 @@ TEST(FieldSetTest, SetAlgebra) {
   EXPECT_FALSE(a.Difference(spec).empty());  // exact difference keeps children
 }
 
+// The in-place forms (on an rvalue) give what the copying forms give.
+TEST(FieldSetTest, InPlaceOperationsMatchCopyingOnes) {
+  const std::vector<Path> universe = {
+      {"f:spec"},
+      {"f:spec", "f:replicas"},
+      {"f:spec", "f:template", "f:spec", "f:containers"},
+      {"f:spec", "f:template", "f:metadata", "f:labels", "f:app"},
+      {"f:metadata", "f:labels"},
+      {"f:metadata", "f:labels", "f:app"},
+      {"f:metadata", "f:annotations", "f:a"},
+      {"f:status", "f:conditions", "k:{\"type\":\"Ready\"}", "f:status"},
+      {"f:status"},
+  };
+  uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) & 0x7fff;
+  };
+  auto random_set = [&] {
+    FieldSet s;
+    for (const Path& p : universe) {
+      if (next() % 3 == 0) s.Insert(p);
+    }
+    return s;
+  };
+  for (int round = 0; round < 500; ++round) {
+    const FieldSet a = random_set();
+    const FieldSet b = random_set();
+    FieldSet u = a, d = a, r = a;
+    EXPECT_EQ(std::move(u).Union(b), a.Union(b)) << round;
+    EXPECT_EQ(std::move(d).Difference(b), a.Difference(b)) << round;
+    EXPECT_EQ(std::move(r).RecursiveDifference(b), a.RecursiveDifference(b))
+        << round;
+  }
+}
+
 TEST(FieldSetTest, IteratesMembersBeforeSubtrees) {
   FieldSet s;
   s.Insert({"f:spec", "f:template", "f:spec"});
