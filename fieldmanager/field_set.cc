@@ -1,5 +1,7 @@
 #include "fieldmanager/field_set.h"
 
+#include <iterator>
+
 #include "patch/go_format.h"
 
 namespace kmock::fieldmanager {
@@ -85,11 +87,7 @@ FieldSet FieldSet::Difference(const FieldSet& other) && {
   for (auto it = children_.begin(); it != children_.end();) {
     if (const FieldSet* o = other.Child(it->first))
       it->second = std::move(it->second).Difference(*o);
-    if (it->second.member_ || !it->second.children_.empty()) {
-      ++it;
-    } else {
-      it = children_.erase(it);
-    }
+    it = it->second.Hollow() ? children_.erase(it) : std::next(it);
   }
   return std::move(*this);
 }
@@ -106,11 +104,7 @@ FieldSet FieldSet::RecursiveDifference(const FieldSet& other) && {
       continue;
     }
     it->second = std::move(it->second).RecursiveDifference(*o);
-    if (it->second.member_ || !it->second.children_.empty()) {
-      ++it;
-    } else {
-      it = children_.erase(it);
-    }
+    it = it->second.Hollow() ? children_.erase(it) : std::next(it);
   }
   return std::move(*this);
 }

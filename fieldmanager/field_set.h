@@ -73,6 +73,8 @@ class FieldSet {
   static Status ParseInto(const nlohmann::json& j, FieldSet* node);
   void IterateFrom(Path& prefix,
                    const std::function<void(const Path&)>& fn) const;
+  // Neither owned itself nor holding anything: dropped from its parent.
+  bool Hollow() const { return !member_ && children_.empty(); }
   bool member_ = false;  // this node itself is owned
   std::map<std::string, FieldSet> children_;
 };
