@@ -102,8 +102,10 @@ ServedPtr ServedObjectCache::Lookup(size_t slot, const api::ResourceInfo& res,
 Result<ServedPtr> ServedObjectCache::DecodeMetadata(
     const api::ResourceInfo& res, std::string_view key, std::string_view bytes,
     int64_t revision) {
-  if (ServedPtr hit = Lookup(SlotOf(res, key, revision), res, key, revision))
-    return hit;
+  // A cached object serves as its metadata view once its tree exists; a
+  // bytes-only one would be parsed whole for a reader of its metadata.
+  ServedPtr hit = Lookup(SlotOf(res, key, revision), res, key, revision);
+  if (hit && hit->HasTree()) return hit;
   KMOCK_ASSIGN_OR_RETURN(json obj, DecodeObjectMetadata(res, bytes, revision));
   return MakeServed(std::move(obj));
 }

@@ -111,8 +111,9 @@ class ServedObjectCache {
                                     std::string_view bytes, int64_t revision);
 
   // For metadata watchers and lists: the cached served object when there is
-  // one (a full object serves as its own metadata view), else apiVersion,
-  // kind and metadata decoded now and not remembered.
+  // one with its tree parsed (a full object serves as its own metadata
+  // view), else apiVersion, kind and metadata decoded now and not
+  // remembered.
   Result<ServedPtr> DecodeMetadata(const api::ResourceInfo& res,
                                    std::string_view key, std::string_view bytes,
                                    int64_t revision);

@@ -175,6 +175,29 @@ TEST(ServedObjectCacheTest, MetadataViewsUseTheCacheButDoNotFillIt) {
                    .ok());
 }
 
+// A cached object not parsed yet is not parsed whole for a metadata
+// reader: the reader gets a metadata view until the tree exists.
+TEST(ServedObjectCacheTest, MetadataViewsDoNotParseBytesOnlyObjects) {
+  ServedObjectCache cache;
+  nlohmann::json pod = nlohmann::json::parse(PodBytes("l"));
+  pod["kind"] = "Pod";
+  pod["apiVersion"] = "v1";
+  const std::string stored = EncodeForWrite(Pods(), pod);
+  const std::string key = "/registry/pods/default/l";
+  auto full = cache.Decode(Pods(), key, stored, 5);
+  ASSERT_TRUE(full.ok());
+  auto meta = cache.DecodeMetadata(Pods(), key, stored, 5);
+  ASSERT_TRUE(meta.ok());
+  EXPECT_NE(meta->get(), full->get());
+  EXPECT_FALSE((*full)->HasTree());
+  EXPECT_FALSE((*meta)->value().contains("spec"));
+  EXPECT_EQ((*meta)->value()["metadata"]["name"], "l");
+  (void)(*full)->value();
+  auto again = cache.DecodeMetadata(Pods(), key, stored, 5);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), full->get());
+}
+
 TEST(ServedObjectCacheTest, StaysWithinItsByteBudget) {
   ServedObjectCache cache(/*budget_bytes=*/256 << 10);
   std::string bytes = PodBytes("big", 16 << 10);
