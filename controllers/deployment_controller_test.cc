@@ -357,6 +357,10 @@ TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
     return pred();
   };
   ASSERT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
+  // The orphan finalizer goes after the dependents are released.
+  ASSERT_TRUE(wait_for([&] {
+    return !registry_->Get(*res_.deployments, "default", "keep").ok();
+  }));
 
   const json again = CreateDeployment("keep", 2);
   const std::string uid = again["metadata"]["uid"];
