@@ -381,6 +381,122 @@ TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
   EXPECT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
 }
 
+// A rolling update must never scale an old ReplicaSet back up. Its status
+// can still count more available pods than its new, smaller size (the
+// ReplicaSet controller has not yet removed the extra pods): the cleanup of
+// unhealthy replicas then computed a negative scale-down, i.e. a scale-up
+// (kubectl get rs -w showed DESIRED 3, 2, 3, 2). kube-controller-manager
+// refuses that step with an error and retries; so does this controller.
+TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
+  ASSERT_TRUE(registry_
+                  ->Create(*res_.namespaces, "",
+                           {{"apiVersion", "v1"},
+                            {"kind", "Namespace"},
+                            {"metadata", {{"name", "default"}}}},
+                           {})
+                  .ok());
+  CreateDeployment("lag", 3);
+  Informer pods(registry_.get(), res_.pods);
+  Informer replicasets(registry_.get(), res_.replicasets);
+  Informer deployments(registry_.get(), res_.deployments);
+  pods.AddIndex(kByNamespaceIndex, NamespaceIndex);
+  replicasets.AddIndex(kByNamespaceIndex, NamespaceIndex);
+  DeploymentController dc(registry_.get(), &clock_, res_, &pods, &replicasets,
+                          &deployments, {});
+  for (Informer* i : {&pods, &replicasets, &deployments}) {
+    i->Start();
+    ASSERT_TRUE(i->WaitForSync(milliseconds(5000)));
+  }
+  auto wait_for = [](const std::function<bool()>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+    while (!pred() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return pred();
+  };
+  auto set = [&](const std::string& name, const std::string& subresource,
+                 const std::function<void(json&)>& f) {
+    auto r = registry_->GuaranteedUpdate(*res_.replicasets, "default", name,
+                                         subresource,
+                                         [&](json& rs) {
+                                           f(rs);
+                                           return Status::Ok();
+                                         },
+                                         {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  };
+  // The cache has caught up with every ReplicaSet as stored.
+  auto cache_current = [&] {
+    for (const json& rs : Items(res_.replicasets)) {
+      ObjectPtr cached = replicasets.Get(
+          "default/" + rs["metadata"]["name"].get<std::string>());
+      if (!cached || (*cached)["metadata"]["resourceVersion"] !=
+                         rs["metadata"]["resourceVersion"])
+        return false;
+    }
+    return true;
+  };
+  const json full_status = {{"replicas", 3},
+                            {"readyReplicas", 3},
+                            {"availableReplicas", 3},
+                            {"observedGeneration", 1}};
+
+  ASSERT_TRUE(dc.Sync("default/lag").ok());
+  auto rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 1u);
+  const std::string old_name = rses[0]["metadata"]["name"];
+  set(old_name, "status", [&](json& rs) { rs["status"] = full_status; });
+  Patch(
+      "lag",
+      R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}})");
+  ASSERT_TRUE(wait_for([&] {
+    ObjectPtr d = deployments.Get("default/lag");
+    return d && (*d)["metadata"].value("generation", 0) == 2;
+  }));
+  ASSERT_TRUE(wait_for(cache_current));
+  ASSERT_TRUE(dc.Sync("default/lag").ok());  // the new set, at 1
+  rses = Items(res_.replicasets);
+  ASSERT_EQ(rses.size(), 2u);
+  std::string new_name = rses[0]["metadata"]["name"];
+  if (new_name == old_name) new_name = rses[1]["metadata"]["name"];
+
+  // Mid-rollout: old scaled to 2 but its status still shows 3 available;
+  // new at 2 with 2 available.
+  set(old_name, "", [](json& rs) { rs["spec"]["replicas"] = 2; });
+  set(new_name, "", [](json& rs) { rs["spec"]["replicas"] = 2; });
+  set(new_name, "status", [](json& rs) {
+    rs["status"] = {{"replicas", 2},
+                    {"readyReplicas", 2},
+                    {"availableReplicas", 2},
+                    {"observedGeneration", 2}};
+  });
+  ASSERT_TRUE(wait_for(cache_current));
+  Status st = dc.Sync("default/lag");
+  EXPECT_EQ(st.code(), StatusCode::kInternal) << st.ToString();
+  EXPECT_NE(st.message().find("got invalid request to scale down default/" +
+                              old_name + " 2 -> 3"),
+            std::string::npos)
+      << st.message();
+  auto old_rs = registry_->Get(*res_.replicasets, "default", old_name);
+  ASSERT_TRUE(old_rs.ok());
+  EXPECT_EQ((*old_rs)["spec"]["replicas"], 2);
+
+  // Once its status has caught up, the old set goes on shrinking.
+  set(old_name, "status", [](json& rs) {
+    rs["status"] = {{"replicas", 2},
+                    {"readyReplicas", 2},
+                    {"availableReplicas", 2},
+                    {"observedGeneration", 1}};
+  });
+  ASSERT_TRUE(wait_for(cache_current));
+  st = dc.Sync("default/lag");
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  old_rs = registry_->Get(*res_.replicasets, "default", old_name);
+  ASSERT_TRUE(old_rs.ok());
+  EXPECT_EQ((*old_rs)["spec"]["replicas"], 1);
+  for (Informer* i : {&pods, &replicasets, &deployments}) i->Stop();
+}
+
 TEST_F(DeploymentControllerTest, RecreateAndPause) {
   StartCluster();
   CreateDeployment("rec", 2, {{"type", "Recreate"}});

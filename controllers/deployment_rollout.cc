@@ -139,6 +139,17 @@ Result<bool> DeploymentController::ReconcileOldReplicaSets(const json& d,
     int64_t available = IntAt(rs, {"status", "availableReplicas"});
     if (n == 0 || n == available) continue;
     int64_t down = std::min(max_scaled_down - cleaned, n - available);
+    if (down < 0) {
+      // The set's status still counts more available pods than its new
+      // size (a scale-down its controller has not acted on yet): as
+      // kube-controller-manager does, refuse rather than scale it back
+      // up; the sync is retried once the status has caught up.
+      return InternalError(
+          "when cleaning up unhealthy replicas, got invalid request to scale "
+          "down " +
+          NamespaceOf(rs) + "/" + NameOf(rs) + " " + std::to_string(n) +
+          " -> " + std::to_string(n - down));
+    }
     KMOCK_ASSIGN_OR_RETURN(bool scaled, ScaleReplicaSet(&rs, n - down, d));
     (void)scaled;
     cleaned += down;
