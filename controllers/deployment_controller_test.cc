@@ -100,6 +100,54 @@ class DeploymentControllerTest : public ::testing::Test {
                   : std::vector<json>{};
   }
 
+  // Polls pred every 5 ms until it holds or `timeout` passes.
+  static bool WaitFor(const std::function<bool()>& pred,
+                      milliseconds timeout = milliseconds(5000)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!pred() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return pred();
+  }
+
+  // Without StartCluster nothing creates the namespace.
+  void CreateDefaultNamespace() {
+    auto r = registry_->Create(*res_.namespaces, "",
+                               {{"apiVersion", "v1"},
+                                {"kind", "Namespace"},
+                                {"metadata", {{"name", "default"}}}},
+                               {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  // A DeploymentController on informers of its own and nothing else of the
+  // control plane: no pods start, and each sync is the test's to call.
+  struct LoneController {
+    explicit LoneController(DeploymentControllerTest* t)
+        : pods(t->registry_.get(), t->res_.pods),
+          replicasets(t->registry_.get(), t->res_.replicasets),
+          deployments(t->registry_.get(), t->res_.deployments) {
+      pods.AddIndex(kByNamespaceIndex, NamespaceIndex);
+      controller = std::make_unique<DeploymentController>(
+          t->registry_.get(), &t->clock_, t->res_, &pods, &replicasets,
+          &deployments);
+    }
+    ~LoneController() {
+      for (Informer* i : {&pods, &replicasets, &deployments}) i->Stop();
+    }
+    bool Start() {
+      for (Informer* i : {&pods, &replicasets, &deployments}) {
+        i->Start();
+        if (!i->WaitForSync(milliseconds(5000))) return false;
+      }
+      return true;
+    }
+    Status Sync(const std::string& key) { return controller->Sync(key); }
+
+    Informer pods, replicasets, deployments;
+    std::unique_ptr<DeploymentController> controller;
+  };
+
   FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
   Rng rng_{42};
   std::unique_ptr<store::Storage> storage_;
@@ -249,47 +297,25 @@ TEST_F(DeploymentControllerTest, CreatesReplicaSetAndPodsThenRollsOut) {
 // resourceVersion: a decision made on a stale copy gets a Conflict and is
 // retried on a fresh one, never written over newer state.
 TEST_F(DeploymentControllerTest, DecisionsOnAStaleCacheAreNotWritten) {
-  ASSERT_TRUE(registry_
-                  ->Create(*res_.namespaces, "",
-                           {{"apiVersion", "v1"},
-                            {"kind", "Namespace"},
-                            {"metadata", {{"name", "default"}}}},
-                           {})
-                  .ok());
+  CreateDefaultNamespace();
   CreateDeployment("stale", 2);
-  Informer pods(registry_.get(), res_.pods);
-  Informer replicasets(registry_.get(), res_.replicasets);
-  Informer deployments(registry_.get(), res_.deployments);
-  pods.AddIndex(kByNamespaceIndex, NamespaceIndex);
-  replicasets.AddIndex(kByNamespaceIndex, NamespaceIndex);
-  DeploymentController dc(registry_.get(), &clock_, res_, &pods, &replicasets,
-                          &deployments, {});
-  for (Informer* i : {&pods, &replicasets, &deployments}) {
-    i->Start();
-    ASSERT_TRUE(i->WaitForSync(milliseconds(5000)));
-  }
-  auto wait_for = [](const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
-    while (!pred() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    return pred();
-  };
+  LoneController lone(this);
+  ASSERT_TRUE(lone.Start());
   auto read_rs = [&] {
     auto l = Items(res_.replicasets);
     return l.size() == 1 ? l[0] : json();
   };
 
   // The first sync creates the ReplicaSet; the cache sees it, then stops.
-  Status first = dc.Sync("default/stale");
+  Status first = lone.Sync("default/stale");
   ASSERT_TRUE(first.ok()) << first.ToString();
   const json created = read_rs();
   ASSERT_TRUE(created.is_object());
   ASSERT_EQ(created["spec"]["replicas"], 2);
   const std::string rs_key =
       "default/" + created["metadata"]["name"].get<std::string>();
-  ASSERT_TRUE(wait_for([&] { return replicasets.Get(rs_key) != nullptr; }));
-  replicasets.Stop();
+  ASSERT_TRUE(WaitFor([&] { return lone.replicasets.Get(rs_key) != nullptr; }));
+  lone.replicasets.Stop();
 
   // Another writer changes the set; the Deployment is scaled to 4.
   auto other = registry_->GuaranteedUpdate(
@@ -302,14 +328,14 @@ TEST_F(DeploymentControllerTest, DecisionsOnAStaleCacheAreNotWritten) {
       {});
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   Patch("stale", R"({"spec":{"replicas":4}})");
-  ASSERT_TRUE(wait_for([&] {
-    ObjectPtr d = deployments.Get("default/stale");
+  ASSERT_TRUE(WaitFor([&] {
+    ObjectPtr d = lone.deployments.Get("default/stale");
     return d && (*d)["spec"].value("replicas", 0) == 4;
   }));
 
   // On the stale copy (2 replicas) the scale to 4 is refused, and the
   // other writer's 7 stays until the controller sees it.
-  Status st = dc.Sync("default/stale");
+  Status st = lone.Sync("default/stale");
   EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
   EXPECT_NE(st.message().find("the object has been modified"),
             std::string::npos)
@@ -317,16 +343,10 @@ TEST_F(DeploymentControllerTest, DecisionsOnAStaleCacheAreNotWritten) {
   EXPECT_EQ(read_rs()["spec"]["replicas"], 7);
 
   // A controller on a fresh cache makes the same decision and it lands.
-  Informer fresh(registry_.get(), res_.replicasets);
-  fresh.AddIndex(kByNamespaceIndex, NamespaceIndex);
-  DeploymentController dc2(registry_.get(), &clock_, res_, &pods, &fresh,
-                           &deployments, {});
-  fresh.Start();
-  ASSERT_TRUE(fresh.WaitForSync(milliseconds(5000)));
-  ASSERT_TRUE(dc2.Sync("default/stale").ok());
+  LoneController fresh_lone(this);
+  ASSERT_TRUE(fresh_lone.Start());
+  ASSERT_TRUE(fresh_lone.Sync("default/stale").ok());
   EXPECT_EQ(read_rs()["spec"]["replicas"], 4);
-  fresh.Stop();
-  for (Informer* i : {&pods, &deployments}) i->Stop();
 }
 
 // kubectl delete deployment --cascade=orphan leaves the ReplicaSet; a
@@ -349,22 +369,16 @@ TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
     const json* ref = apps::ControllerRefOf(*rs);
     return ref ? ref->value("uid", "") : "";
   };
-  auto wait_for = [](const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
-    while (!pred() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(milliseconds(10));
-    }
-    return pred();
-  };
-  ASSERT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
+  ASSERT_TRUE(WaitFor([&] { return owner_uid().empty(); }, milliseconds(10000)))
+      << owner_uid();
   // The orphan finalizer goes after the dependents are released.
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(WaitFor([&] {
     return !registry_->Get(*res_.deployments, "default", "keep").ok();
   }));
 
   const json again = CreateDeployment("keep", 2);
   const std::string uid = again["metadata"]["uid"];
-  ASSERT_TRUE(wait_for([&] { return owner_uid() == uid; })) << owner_uid();
+  ASSERT_TRUE(WaitFor([&] { return owner_uid() == uid; })) << owner_uid();
   WaitForDeployment("keep", RolledOut);
   EXPECT_EQ(Items(res_.replicasets).size(), 1u);
 
@@ -378,7 +392,7 @@ TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
       },
       {});
   ASSERT_TRUE(relabel.ok()) << relabel.status().ToString();
-  EXPECT_TRUE(wait_for([&] { return owner_uid().empty(); })) << owner_uid();
+  EXPECT_TRUE(WaitFor([&] { return owner_uid().empty(); })) << owner_uid();
 }
 
 // A rolling update must never scale an old ReplicaSet back up. Its status
@@ -388,32 +402,10 @@ TEST_F(DeploymentControllerTest, AdoptsAndReleasesReplicaSets) {
 // (kubectl get rs -w showed DESIRED 3, 2, 3, 2). kube-controller-manager
 // refuses that step with an error and retries; so does this controller.
 TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
-  ASSERT_TRUE(registry_
-                  ->Create(*res_.namespaces, "",
-                           {{"apiVersion", "v1"},
-                            {"kind", "Namespace"},
-                            {"metadata", {{"name", "default"}}}},
-                           {})
-                  .ok());
+  CreateDefaultNamespace();
   CreateDeployment("lag", 3);
-  Informer pods(registry_.get(), res_.pods);
-  Informer replicasets(registry_.get(), res_.replicasets);
-  Informer deployments(registry_.get(), res_.deployments);
-  pods.AddIndex(kByNamespaceIndex, NamespaceIndex);
-  replicasets.AddIndex(kByNamespaceIndex, NamespaceIndex);
-  DeploymentController dc(registry_.get(), &clock_, res_, &pods, &replicasets,
-                          &deployments, {});
-  for (Informer* i : {&pods, &replicasets, &deployments}) {
-    i->Start();
-    ASSERT_TRUE(i->WaitForSync(milliseconds(5000)));
-  }
-  auto wait_for = [](const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
-    while (!pred() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    return pred();
-  };
+  LoneController lone(this);
+  ASSERT_TRUE(lone.Start());
   auto set = [&](const std::string& name, const std::string& subresource,
                  const std::function<void(json&)>& f) {
     auto r = registry_->GuaranteedUpdate(*res_.replicasets, "default", name,
@@ -428,7 +420,7 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
   // The cache has caught up with every ReplicaSet as stored.
   auto cache_current = [&] {
     for (const json& rs : Items(res_.replicasets)) {
-      ObjectPtr cached = replicasets.Get(
+      ObjectPtr cached = lone.replicasets.Get(
           "default/" + rs["metadata"]["name"].get<std::string>());
       if (!cached || (*cached)["metadata"]["resourceVersion"] !=
                          rs["metadata"]["resourceVersion"])
@@ -441,7 +433,7 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
                             {"availableReplicas", 3},
                             {"observedGeneration", 1}};
 
-  ASSERT_TRUE(dc.Sync("default/lag").ok());
+  ASSERT_TRUE(lone.Sync("default/lag").ok());
   auto rses = Items(res_.replicasets);
   ASSERT_EQ(rses.size(), 1u);
   const std::string old_name = rses[0]["metadata"]["name"];
@@ -449,12 +441,12 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
   Patch(
       "lag",
       R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}})");
-  ASSERT_TRUE(wait_for([&] {
-    ObjectPtr d = deployments.Get("default/lag");
+  ASSERT_TRUE(WaitFor([&] {
+    ObjectPtr d = lone.deployments.Get("default/lag");
     return d && (*d)["metadata"].value("generation", 0) == 2;
   }));
-  ASSERT_TRUE(wait_for(cache_current));
-  ASSERT_TRUE(dc.Sync("default/lag").ok());  // the new set, at 1
+  ASSERT_TRUE(WaitFor(cache_current));
+  ASSERT_TRUE(lone.Sync("default/lag").ok());  // the new set, at 1
   rses = Items(res_.replicasets);
   ASSERT_EQ(rses.size(), 2u);
   std::string new_name = rses[0]["metadata"]["name"];
@@ -470,8 +462,8 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
                     {"availableReplicas", 2},
                     {"observedGeneration", 2}};
   });
-  ASSERT_TRUE(wait_for(cache_current));
-  Status st = dc.Sync("default/lag");
+  ASSERT_TRUE(WaitFor(cache_current));
+  Status st = lone.Sync("default/lag");
   EXPECT_EQ(st.code(), StatusCode::kInternal) << st.ToString();
   EXPECT_NE(st.message().find("got invalid request to scale down default/" +
                               old_name + " 2 -> 3"),
@@ -488,13 +480,12 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
                     {"availableReplicas", 2},
                     {"observedGeneration", 1}};
   });
-  ASSERT_TRUE(wait_for(cache_current));
-  st = dc.Sync("default/lag");
+  ASSERT_TRUE(WaitFor(cache_current));
+  st = lone.Sync("default/lag");
   EXPECT_TRUE(st.ok()) << st.ToString();
   old_rs = registry_->Get(*res_.replicasets, "default", old_name);
   ASSERT_TRUE(old_rs.ok());
   EXPECT_EQ((*old_rs)["spec"]["replicas"], 1);
-  for (Informer* i : {&pods, &replicasets, &deployments}) i->Stop();
 }
 
 TEST_F(DeploymentControllerTest, RecreateAndPause) {
