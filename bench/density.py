@@ -120,7 +120,8 @@ class KubeClient:
 
 
 # How long the density watch lets events gather between reads (the most a
-# pod's Running is seen late by it; the start-up probe reads at once).
+# pod's Running is seen late by it); the start-up probe's watch reads each
+# event at once.
 READ_PAUSE_S = 0.01
 
 
@@ -128,10 +129,12 @@ class PodWatch(threading.Thread):
     """Watches the pods labelled LABEL=case from resource_version on, keeping
     name -> phase (a DELETED event drops the name)."""
 
-    def __init__(self, client, case, resource_version):
+    def __init__(self, client, case, resource_version,
+                 read_pause_s=READ_PAUSE_S):
         super().__init__(daemon=True)
         self.client = client
         self.case = case
+        self.read_pause_s = read_pause_s  # 0: read each event at once
         self.resource_version = resource_version  # the last one seen
         self.cond = threading.Condition()
         self.phases = {}
@@ -179,7 +182,8 @@ class PodWatch(threading.Thread):
 
     def _read_events(self, resp):
         """Reads events in batches, as much as the socket holds every
-        READ_PAUSE_S, and wakes waiters once per batch: the driver shares
+        read_pause_s (or as they come when it is 0), and wakes waiters once
+        per batch: the driver shares
         the server's cores, and a reader that costs less leaves them to
         the server. A chunked body is unframed here (http.client hands over
         one chunk per call, which costs more than the JSON decoding)."""
@@ -231,7 +235,8 @@ class PodWatch(threading.Thread):
             # Let events gather: one read of many instead of a wake-up of
             # this thread (and the GIL hand-off) per event. A pod's
             # Running is seen at most this much late.
-            time.sleep(READ_PAUSE_S)
+            if self.read_pause_s > 0:
+                time.sleep(self.read_pause_s)
 
     def _event(self, ev):
         """Applies one event. REQUIRES: self.cond held."""
@@ -401,8 +406,10 @@ class StartupProbe(threading.Thread):
                 (NAMESPACE, LABEL, self.case))
             if status != 200:
                 raise RuntimeError("listing probe pods: %d" % status)
+            # Latency is what this watch measures: no batching pause.
             self.watch = PodWatch(self.client, self.case,
-                                  lst["metadata"]["resourceVersion"])
+                                  lst["metadata"]["resourceVersion"],
+                                  read_pause_s=0)
             self.watch.start()
             self.watch.established.wait(30)
             if self.watch.error:
