@@ -253,7 +253,8 @@ void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
 }
 
 void Informer::MakeHotLocked(const std::string& key, Entry& e,
-                             registry::ServedPtr served) {
+                             registry::ServedPtr served,
+                             std::vector<registry::ServedPtr>* released) {
   if (e.hot) {
     lru_.splice(lru_.begin(), lru_, e.lru);
   } else {
@@ -263,10 +264,10 @@ void Informer::MakeHotLocked(const std::string& key, Entry& e,
   e.seen = ObjectPtr(served, &served->value());
   e.hot = std::move(served);
   e.compact.reset();
-  CoolOverLimitLocked();
+  CoolOverLimitLocked(released);
 }
 
-void Informer::CoolOverLimitLocked() {
+void Informer::CoolOverLimitLocked(std::vector<registry::ServedPtr>* released) {
   const size_t limit = std::max<size_t>(1, options_.hot_objects);
   while (lru_.size() > limit) {
     auto it = items_.find(lru_.back());
@@ -279,7 +280,8 @@ void Informer::CoolOverLimitLocked() {
     e.compact = std::make_shared<const std::string>(
         compact ? std::move(*compact)
                 : CompactJson(e.hot->value(), options_.metadata_only));
-    e.hot.reset();  // e.seen still finds it while a reader holds it
+    // e.seen still finds the tree while a reader (or *released) holds it.
+    released->push_back(std::move(e.hot));
   }
 }
 
@@ -289,6 +291,7 @@ void Informer::Upsert(registry::ServedPtr served) {
   ObjectPtr old;
   std::shared_ptr<const std::string> old_compact;
   bool existed = false;
+  std::vector<registry::ServedPtr> released;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto [it, inserted] = items_.try_emplace(key);
@@ -301,10 +304,11 @@ void Informer::Upsert(registry::ServedPtr served) {
     }
     e.resource_version =
         ObjectAt(*obj, "metadata").value("resourceVersion", "");
-    MakeHotLocked(it->first, e, served);
+    MakeHotLocked(it->first, e, served, &released);
     IndexLocked(it->first, e, true);
     if (!e.resource_version.empty()) last_rv_ = e.resource_version;
   }
+  released.clear();  // the cooled trees are freed here, without mu_
   if (!old && old_compact) {
     json parsed = ParseJson(*old_compact);
     if (!parsed.is_discarded())

@@ -152,10 +152,13 @@ class Informer {
   // The entry's tree, decoding its compact text if needed (outside mu_).
   ObjectPtr Resolve(const std::string& key) const;
   // Makes the entry hot with obj (most recent), cooling the oldest over
-  // the limit.
+  // the limit. The trees cooled entries held go to *released, for the
+  // caller to drop once mu_ is released (freeing a tree is the costly part
+  // of cooling, and readers need not wait for it).
   void MakeHotLocked(const std::string& key, Entry& e,
-                     registry::ServedPtr served);
-  void CoolOverLimitLocked();
+                     registry::ServedPtr served,
+                     std::vector<registry::ServedPtr>* released);
+  void CoolOverLimitLocked(std::vector<registry::ServedPtr>* released);
   // Adds or removes the entry in every index. key must be the entry's own
   // key in items_ (the index refers to it).
   void IndexLocked(const std::string& key, Entry& e, bool add);
