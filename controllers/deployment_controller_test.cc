@@ -428,16 +428,20 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
     }
     return true;
   };
-  const json full_status = {{"replicas", 3},
-                            {"readyReplicas", 3},
-                            {"availableReplicas", 3},
-                            {"observedGeneration", 1}};
+  // A set's status with n pods, all ready and available.
+  auto all_available = [](int n, int generation) {
+    return json{{"replicas", n},
+                {"readyReplicas", n},
+                {"availableReplicas", n},
+                {"observedGeneration", generation}};
+  };
 
   ASSERT_TRUE(lone.Sync("default/lag").ok());
   auto rses = Items(res_.replicasets);
   ASSERT_EQ(rses.size(), 1u);
   const std::string old_name = rses[0]["metadata"]["name"];
-  set(old_name, "status", [&](json& rs) { rs["status"] = full_status; });
+  set(old_name, "status",
+      [&](json& rs) { rs["status"] = all_available(3, 1); });
   Patch(
       "lag",
       R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:2"}]}}}})");
@@ -456,12 +460,8 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
   // new at 2 with 2 available.
   set(old_name, "", [](json& rs) { rs["spec"]["replicas"] = 2; });
   set(new_name, "", [](json& rs) { rs["spec"]["replicas"] = 2; });
-  set(new_name, "status", [](json& rs) {
-    rs["status"] = {{"replicas", 2},
-                    {"readyReplicas", 2},
-                    {"availableReplicas", 2},
-                    {"observedGeneration", 2}};
-  });
+  set(new_name, "status",
+      [&](json& rs) { rs["status"] = all_available(2, 2); });
   ASSERT_TRUE(WaitFor(cache_current));
   Status st = lone.Sync("default/lag");
   EXPECT_EQ(st.code(), StatusCode::kInternal) << st.ToString();
@@ -474,12 +474,8 @@ TEST_F(DeploymentControllerTest, RollingUpdateNeverScalesAnOldSetUp) {
   EXPECT_EQ((*old_rs)["spec"]["replicas"], 2);
 
   // Once its status has caught up, the old set goes on shrinking.
-  set(old_name, "status", [](json& rs) {
-    rs["status"] = {{"replicas", 2},
-                    {"readyReplicas", 2},
-                    {"availableReplicas", 2},
-                    {"observedGeneration", 1}};
-  });
+  set(old_name, "status",
+      [&](json& rs) { rs["status"] = all_available(2, 1); });
   ASSERT_TRUE(WaitFor(cache_current));
   st = lone.Sync("default/lag");
   EXPECT_TRUE(st.ok()) << st.ToString();
