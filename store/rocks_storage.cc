@@ -2,11 +2,14 @@
 // rocks_storage_write.cc, compaction in rocks_storage_compact.cc.
 #include "store/rocks_storage.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <system_error>
 #include <utility>
 
+#include "rocksdb/convenience.h"
+#include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "store/remaining_count_cache.h"
 #include "store/revision_cursor.h"
@@ -135,6 +138,11 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   // searches a larger block, which costs it little.
   rocksdb::BlockBasedTableOptions current_tables;
   current_tables.block_size = 32 << 10;
+  // Every create first asks whether its key exists (a miss, searched in
+  // the memtable and every table that could hold it) and every update
+  // reads its key's current value: a Bloom filter per table answers the
+  // tables that do not hold the key without reading their blocks.
+  current_tables.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   current_options.table_factory.reset(
       rocksdb::NewBlockBasedTableFactory(current_tables));
   // History keys (user key + revision) are new keys spread over the whole
@@ -146,9 +154,20 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   // revisions, where the extra level-0 files cost little.
   rocksdb::ColumnFamilyOptions history_options;
   history_options.level0_file_num_compaction_trigger = 10;
+  // History and the log take every revision's value (the log its previous
+  // one too), compressed as they are flushed and compacted: LZ4 compresses
+  // at about twice snappy's speed for a similar size.
+  rocksdb::ColumnFamilyOptions log_options;
+  const std::vector<rocksdb::CompressionType> supported =
+      rocksdb::GetSupportedCompressions();
+  if (std::find(supported.begin(), supported.end(), rocksdb::kLZ4Compression) !=
+      supported.end()) {
+    history_options.compression = rocksdb::kLZ4Compression;
+    log_options.compression = rocksdb::kLZ4Compression;
+  }
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
-      {format::kLogFamily, rocksdb::ColumnFamilyOptions()},
+      {format::kLogFamily, log_options},
       {format::kCurrentFamily, current_options},
       {format::kHistoryFamily, history_options},
       {format::kMetaFamily, rocksdb::ColumnFamilyOptions()},

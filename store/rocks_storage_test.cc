@@ -93,6 +93,18 @@ class RawDb {
     }
     return out;
   }
+  // Rewrites every family's tables with RocksDB's default table options
+  // (snappy, no Bloom filters): the tables of a store written before the
+  // store chose its own.
+  void RewriteTablesWithDefaults() {
+    for (auto* h : handles_) {
+      ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions(), h).ok());
+      rocksdb::CompactRangeOptions o;
+      o.bottommost_level_compaction =
+          rocksdb::BottommostLevelCompaction::kForce;
+      ASSERT_TRUE(db_->CompactRange(o, h, nullptr, nullptr).ok());
+    }
+  }
   // "4 5": every log revision.
   std::string Log() {
     std::string out;
@@ -143,6 +155,43 @@ TEST(RocksStorageTest, RestartKeepsEverythingAndRevisionsContinue) {
   }
   EXPECT_EQ(EventsString(events), "DELETE /b@4 prev=1, PUT /c=1@5, PUT /d=1@6");
   EXPECT_EQ(CodeName(s->Watch("/", 1)), "Compacted");
+}
+
+// A data directory whose tables were written with other table options
+// (compression, no filters) is read as before, alongside the tables the
+// store writes now: reads, lists, a create's existence check, history.
+TEST(RocksStorageTest, TablesWrittenWithEarlierOptionsStayReadable) {
+  testing::TempDir dir;
+  {
+    auto s = OpenAt(dir.path());
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->Create("/a", "1").ok());     // 1
+    ASSERT_TRUE(s->Create("/b", "1").ok());     // 2
+    ASSERT_TRUE(s->Update("/a", "2", 1).ok());  // 3
+  }
+  RawDb(dir.path()).RewriteTablesWithDefaults();
+  {
+    auto s = OpenAt(dir.path());
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(KvFullString(*s->Get("/a")), "/a=2 c1 m3 v2");
+    EXPECT_EQ(CodeName(s->Create("/b", "2")), "AlreadyExists");
+    ASSERT_TRUE(s->Create("/c", "1").ok());     // 4
+    ASSERT_TRUE(s->Update("/b", "2", 2).ok());  // 5
+  }
+  // Reopened: the earlier tables beside the writes made since.
+  auto s = OpenAt(dir.path());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(CodeName(s->Get("/d")), "NotFound");
+  EXPECT_EQ(ListAt(s.get(), "/", 0), "/a=2@3 /b=2@5 /c=1@4 @rev=5");
+  EXPECT_EQ(ListAt(s.get(), "/", 2), "/a=1@1 /b=1@2 @rev=2");
+  auto w = s->Watch("/", 2);
+  ASSERT_TRUE(w.ok());
+  std::vector<EventPtr> events;
+  for (int i = 0; i < 50 && events.size() < 3; ++i) {
+    ASSERT_TRUE((*w)->Next(milliseconds(100), &events).ok());
+  }
+  EXPECT_EQ(EventsString(events),
+            "PUT /a=2@3 prev=1, PUT /c=1@4, PUT /b=2@5 prev=1");
 }
 
 TEST(RocksStorageTest, InterruptedCompactionFinishesAtOpen) {
