@@ -435,7 +435,10 @@ Result<WriteResult> Registry::UpdateExisting(
   api::FieldErrors errs;
   api::ValidateObjectMetaUpdate(Meta(obj), Meta(old), &errs);
   api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
-  res.strategy->Validate(obj, &errs);
+  // A status write changes only the status and metadata, both checked
+  // here; the rest is the stored object's, valid when it was stored. As
+  // in kube-apiserver, whose status strategies validate the status alone.
+  if (subresource != "status") res.strategy->Validate(obj, &errs);
   strategy->ValidateUpdate(obj, old, &errs);
   if (!errs.empty())
     return errs.ToStatus(res.kind, res.group, res.plural, name);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "api/resource.h"
+#include "registry/object_codec.h"
 #include "registry/test_registry.h"
 
 namespace kmock::registry {
@@ -44,6 +45,54 @@ class RegistryTest : public ::testing::Test {
   const api::ResourceInfo* pods_ = nullptr;
   const api::ResourceInfo* namespaces_ = nullptr;
 };
+
+// A status write validates the status and metadata it may change, not the
+// rest, which is the stored object's (kube-apiserver's status strategies
+// validate the status alone): a pod whose stored spec no longer passes
+// validation still takes status writes, while a write of the pod itself is
+// refused.
+TEST_F(RegistryTest, StatusWritesDoNotValidateTheStoredSpec) {
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("old"), {}).ok());
+  const std::string key = ObjectKey(*pods_, "default", "old");
+  auto cur = storage_->Get(key);
+  ASSERT_TRUE(cur.ok());
+  auto stored = DecodeObject(*pods_, cur->value, cur->mod_revision);
+  ASSERT_TRUE(stored.ok());
+  json invalid = *stored;
+  invalid["spec"]["containers"][0]["name"] = "Not_A_DNS_Label";
+  ASSERT_TRUE(
+      storage_->Update(key, EncodeForWrite(*pods_, invalid), cur->mod_revision)
+          .ok());
+
+  auto st = registry_->GuaranteedUpdate(*pods_, "default", "old", "status",
+                                        [](json& o) {
+                                          o["status"]["phase"] = "Running";
+                                          return Status::Ok();
+                                        },
+                                        {});
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ((*st)["status"]["phase"], "Running");
+  // The metadata a status writer may change is still checked.
+  auto bad =
+      registry_->GuaranteedUpdate(*pods_, "default", "old", "status",
+                                  [](json& o) {
+                                    o["metadata"]["labels"]["bad label"] = "x";
+                                    return Status::Ok();
+                                  },
+                                  {});
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalid);
+
+  auto main = registry_->GuaranteedUpdate(*pods_, "default", "old", "",
+                                          [](json& o) {
+                                            o["metadata"]["labels"]["a"] = "b";
+                                            return Status::Ok();
+                                          },
+                                          {});
+  EXPECT_EQ(main.status().code(), StatusCode::kInvalid);
+  EXPECT_NE(main.status().message().find("spec.containers[0].name"),
+            std::string::npos)
+      << main.status().message();
+}
 
 TEST_F(RegistryTest, CreateSetsSystemMetadataAndDefaults) {
   auto r = registry_->Create(*pods_, "default", Pod("hello"), {});
