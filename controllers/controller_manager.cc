@@ -90,6 +90,17 @@ Status ControllerManager::Start() {
         deployments_.get(), dco);
   }
 
+  if (options_.garbage_collector) {
+    // Made before the informers start: it adds its handlers to them.
+    GarbageCollectorOptions gco = options_.gc;
+    for (Informer* inf :
+         {pods_.get(), nodes_.get(), replicasets_.get(), deployments_.get()}) {
+      if (inf != nullptr) gco.shared_informers[inf->resource()] = inf;
+    }
+    garbage_collector_ =
+        std::make_unique<GarbageCollector>(registry_, clock_, rng_, gco);
+  }
+
   nodes_->Start();
   pods_->Start();
   if (replicasets_) replicasets_->Start();
@@ -99,11 +110,7 @@ Status ControllerManager::Start() {
   if (heartbeats_) heartbeats_->Start();
   if (replicaset_controller_) replicaset_controller_->Start();
   if (deployment_controller_) deployment_controller_->Start();
-  if (options_.garbage_collector) {
-    garbage_collector_ = std::make_unique<GarbageCollector>(registry_, clock_,
-                                                            rng_, options_.gc);
-    garbage_collector_->Start();
-  }
+  if (garbage_collector_) garbage_collector_->Start();
   if (options_.namespace_controller) {
     namespace_controller_ = std::make_unique<NamespaceController>(
         registry_, clock_, rng_, options_.namespaces);

@@ -45,11 +45,18 @@ GarbageCollector::GarbageCollector(registry::Registry* registry,
                                    GarbageCollectorOptions options)
     : registry_(registry), options_(std::move(options)), queue_(clock) {
   for (const api::ResourceInfo* res : WatchedResources()) {
-    // Like kube-controller-manager's collector, which watches
-    // PartialObjectMetadata: the graph needs owners, finalizers and UIDs.
-    InformerOptions io;
-    io.metadata_only = true;
-    auto inf = std::make_unique<Informer>(registry_, res, io);
+    Informer* inf = nullptr;
+    if (auto shared = options_.shared_informers.find(res);
+        shared != options_.shared_informers.end()) {
+      inf = shared->second;
+    } else {
+      // Like kube-controller-manager's collector, which watches
+      // PartialObjectMetadata: the graph needs owners, finalizers and UIDs.
+      InformerOptions io;
+      io.metadata_only = true;
+      own_informers_.push_back(std::make_unique<Informer>(registry_, res, io));
+      inf = own_informers_.back().get();
+    }
     inf->AddHandlers(EventHandlers{
         .on_add = [this, res](const json& obj) { OnUpsert(res, obj); },
         .on_update =
@@ -59,7 +66,7 @@ GarbageCollector::GarbageCollector(registry::Registry* registry,
             },
         .on_delete = [this](const json& obj) { OnDelete(obj); },
     });
-    informers_.push_back(std::move(inf));
+    informers_.push_back(inf);
   }
 }
 
@@ -85,8 +92,8 @@ void GarbageCollector::Start() {
   if (started_) return;
   started_ = true;
   registry_->set_garbage_collection(true);
-  for (auto& inf : informers_) inf->Start();
-  for (auto& inf : informers_) {
+  for (auto& inf : own_informers_) inf->Start();
+  for (Informer* inf : informers_) {
     if (!inf->WaitForSync(options_.sync_timeout)) {
       Log("informers did not sync in time; starting anyway");
       break;
@@ -102,7 +109,7 @@ void GarbageCollector::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
   if (workers_) workers_->Stop();
-  for (auto& inf : informers_) inf->Stop();
+  for (auto& inf : own_informers_) inf->Stop();
   registry_->set_garbage_collection(false);
 }
 

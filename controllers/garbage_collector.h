@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,14 @@ struct GarbageCollectorOptions {
   // run: acting on a partial graph could miss dependents.
   std::chrono::milliseconds sync_timeout{30000};
   bool verbose = false;
+  // Informers the caller keeps anyway (the controller manager's pods,
+  // nodes, ReplicaSets, Deployments), by resource: the collector adds its
+  // handlers to these instead of watching those resources a second time
+  // (a whole object serves as its metadata). They must not be started
+  // before the collector is made; their owner starts and stops them (and
+  // must stop them before the collector is destroyed: its handlers stay),
+  // and the collector's Start waits for their first lists as for its own.
+  std::map<const api::ResourceInfo*, Informer*> shared_informers;
 };
 
 class GarbageCollector {
@@ -104,7 +113,8 @@ class GarbageCollector {
   GarbageCollectorOptions options_;
   OwnerGraph graph_;
   WorkQueue queue_;
-  std::vector<std::unique_ptr<Informer>> informers_;
+  std::vector<std::unique_ptr<Informer>> own_informers_;
+  std::vector<Informer*> informers_;  // every one watched: own and shared
   std::unique_ptr<WorkerPool> workers_;
   bool started_ = false;
   bool stopped_ = false;

@@ -8,28 +8,41 @@ namespace {
 
 using std::chrono::milliseconds;
 
-class GarbageCollectorTest : public GcTestHarness {
+// Every test runs twice: with the collector watching every resource itself,
+// and with informers for pods and leases lent to it, as the controller
+// manager lends its own (whole objects instead of metadata).
+class GarbageCollectorTest : public GcTestHarness,
+                             public ::testing::WithParamInterface<bool> {
  protected:
   void SetUp() override {
     GcTestHarness::SetUp();
     if (HasFatalFailure()) return;
     GarbageCollectorOptions opts;
+    if (GetParam()) {
+      for (const api::ResourceInfo* res : {res_.pods, res_.leases}) {
+        shared_.push_back(std::make_unique<Informer>(registry_.get(), res));
+        opts.shared_informers[res] = shared_.back().get();
+      }
+    }
     gc_ = std::make_unique<GarbageCollector>(registry_.get(), &clock_, &rng_,
                                              opts);
+    for (auto& inf : shared_) inf->Start();
     gc_->Start();
   }
   void StopControllers() override {
     if (gc_) gc_->Stop();
+    for (auto& inf : shared_) inf->Stop();
   }
 
   bool HasOwnerRefs(const json& obj) {
     return obj["metadata"].contains("ownerReferences");
   }
 
+  std::vector<std::unique_ptr<Informer>> shared_;
   std::unique_ptr<GarbageCollector> gc_;
 };
 
-TEST_F(GarbageCollectorTest, WatchesServedKindsButNotEvents) {
+TEST_P(GarbageCollectorTest, WatchesServedKindsButNotEvents) {
   std::set<std::string> names;
   for (const auto* r : gc_->WatchedResources())
     names.insert(r->QualifiedName());
@@ -45,7 +58,7 @@ TEST_F(GarbageCollectorTest, WatchesServedKindsButNotEvents) {
   }));
 }
 
-TEST_F(GarbageCollectorTest, BackgroundDeletionCollectsDependents) {
+TEST_P(GarbageCollectorTest, BackgroundDeletionCollectsDependents) {
   json owner = Lease("default", "owner");
   Pod("default", "p1", json::array({RefTo(owner, true)}));
   Pod("default", "p2", json::array({RefTo(owner)}));
@@ -60,7 +73,7 @@ TEST_F(GarbageCollectorTest, BackgroundDeletionCollectsDependents) {
   EXPECT_TRUE(Gone(*res_.leases, "default", "grandchild"));
 }
 
-TEST_F(GarbageCollectorTest, DependentOfAMissingOrReplacedOwnerIsCollected) {
+TEST_P(GarbageCollectorTest, DependentOfAMissingOrReplacedOwnerIsCollected) {
   json ghost = {{"apiVersion", "v1"},
                 {"kind", "Service"},
                 {"metadata", {{"name", "never"}, {"uid", "0000-missing"}}}};
@@ -76,7 +89,7 @@ TEST_F(GarbageCollectorTest, DependentOfAMissingOrReplacedOwnerIsCollected) {
   EXPECT_FALSE(Get(*res_.services, "default", "web").is_null());
 }
 
-TEST_F(GarbageCollectorTest, DependentWithAnotherLiveOwnerSurvives) {
+TEST_P(GarbageCollectorTest, DependentWithAnotherLiveOwnerSurvives) {
   json a = Lease("default", "a");
   json b = Service("default", "b");
   Pod("default", "shared", {RefTo(a), RefTo(b)});
@@ -93,7 +106,7 @@ TEST_F(GarbageCollectorTest, DependentWithAnotherLiveOwnerSurvives) {
   EXPECT_TRUE(Gone(*res_.pods, "default", "shared"));
 }
 
-TEST_F(GarbageCollectorTest, OrphanLeavesDependentsWithoutTheReference) {
+TEST_P(GarbageCollectorTest, OrphanLeavesDependentsWithoutTheReference) {
   json owner = Lease("default", "owner");
   json other = Service("default", "other");
   Pod("default", "p1", json::array({RefTo(owner, true)}));
@@ -112,7 +125,7 @@ TEST_F(GarbageCollectorTest, OrphanLeavesDependentsWithoutTheReference) {
       Stays([&] { return !Get(*res_.pods, "default", "p1").is_null(); }));
 }
 
-TEST_F(GarbageCollectorTest, ForegroundWaitsForBlockingDependents) {
+TEST_P(GarbageCollectorTest, ForegroundWaitsForBlockingDependents) {
   json owner = Lease("default", "owner");
   // A blocking dependent that a custom finalizer holds, a blocking pod, and
   // a non-blocking dependent that is also held.
@@ -160,7 +173,7 @@ TEST_F(GarbageCollectorTest, ForegroundWaitsForBlockingDependents) {
   EXPECT_TRUE(Gone(*res_.leases, "default", "owner"));
 }
 
-TEST_F(GarbageCollectorTest, OtherFinalizersKeepTheOwner) {
+TEST_P(GarbageCollectorTest, OtherFinalizersKeepTheOwner) {
   json owner = Lease("default", "owner", json::array(),
                      json::array({"example.com/keep"}));
   Pod("default", "p1", json::array({RefTo(owner, true)}));
@@ -175,7 +188,7 @@ TEST_F(GarbageCollectorTest, OtherFinalizersKeepTheOwner) {
       Stays([&] { return !Get(*res_.leases, "default", "owner").is_null(); }));
 }
 
-TEST_F(GarbageCollectorTest, ClusterScopedDependentCannotHaveNamespacedOwner) {
+TEST_P(GarbageCollectorTest, ClusterScopedDependentCannotHaveNamespacedOwner) {
   json owner = Lease("default", "owner");
   json ns = Create(
       *res_.namespaces, "",
@@ -188,8 +201,8 @@ TEST_F(GarbageCollectorTest, ClusterScopedDependentCannotHaveNamespacedOwner) {
       Stays([&] { return !Get(*res_.namespaces, "", "team").is_null(); }));
 }
 
-TEST_F(GarbageCollectorTest, AFreshCollectorFindsDanglingDependents) {
-  gc_->Stop();
+TEST_P(GarbageCollectorTest, AFreshCollectorFindsDanglingDependents) {
+  StopControllers();  // lent informers stop first: their handlers go too
   json owner = Lease("default", "owner");
   Lease("default", "dep", json::array({RefTo(owner)}));
   ASSERT_TRUE(Delete(*res_.leases, "default", "owner").ok());
@@ -201,6 +214,12 @@ TEST_F(GarbageCollectorTest, AFreshCollectorFindsDanglingDependents) {
   gc_->Start();
   EXPECT_TRUE(Gone(*res_.leases, "default", "dep"));
 }
+
+INSTANTIATE_TEST_SUITE_P(OwnOrSharedInformers, GarbageCollectorTest,
+                         ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Shared" : "Own";
+                         });
 
 }  // namespace
 }  // namespace kmock::controllers

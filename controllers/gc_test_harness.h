@@ -34,6 +34,10 @@ class GcTestHarness : public ::testing::Test {
     res_ = *res;
     ControllerManagerOptions opts;
     opts.heartbeats = false;
+    // The tests make their own collector and namespace controller: the
+    // controller manager's would do their work and hide their faults.
+    opts.garbage_collector = false;
+    opts.namespace_controller = false;
     cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
                                               DefaultCluster(), opts);
     Status started = cm_->Start();

@@ -86,6 +86,8 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
+  const api::ResourceInfo* resource() const { return resource_; }
+
   // REQUIRES: before Start.
   void AddHandlers(EventHandlers handlers);
   void AddIndex(const std::string& name, IndexFunc fn);
