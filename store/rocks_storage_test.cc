@@ -124,16 +124,21 @@ class RawDb {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
 };
 
+// Revisions 1-3: /a=1, /b=1, then /a=2.
+void WriteFirstRevisions(Storage* s) {
+  ASSERT_TRUE(s->Create("/a", "1").ok());     // 1
+  ASSERT_TRUE(s->Create("/b", "1").ok());     // 2
+  ASSERT_TRUE(s->Update("/a", "2", 1).ok());  // 3
+}
+
 TEST(RocksStorageTest, RestartKeepsEverythingAndRevisionsContinue) {
   testing::TempDir dir;
   {
     auto s = OpenAt(dir.path());
     ASSERT_NE(s, nullptr);
-    ASSERT_TRUE(s->Create("/a", "1").ok());     // 1
-    ASSERT_TRUE(s->Create("/b", "1").ok());     // 2
-    ASSERT_TRUE(s->Update("/a", "2", 1).ok());  // 3
-    ASSERT_TRUE(s->Delete("/b", 0).ok());       // 4
-    ASSERT_TRUE(s->Create("/c", "1").ok());     // 5
+    WriteFirstRevisions(s.get());
+    ASSERT_TRUE(s->Delete("/b", 0).ok());    // 4
+    ASSERT_TRUE(s->Create("/c", "1").ok());  // 5
     ASSERT_TRUE(s->Compact(2).ok());
   }  // the destructor closes
   auto s = OpenAt(dir.path());
@@ -165,9 +170,7 @@ TEST(RocksStorageTest, TablesWrittenWithEarlierOptionsStayReadable) {
   {
     auto s = OpenAt(dir.path());
     ASSERT_NE(s, nullptr);
-    ASSERT_TRUE(s->Create("/a", "1").ok());     // 1
-    ASSERT_TRUE(s->Create("/b", "1").ok());     // 2
-    ASSERT_TRUE(s->Update("/a", "2", 1).ok());  // 3
+    WriteFirstRevisions(s.get());
   }
   RawDb(dir.path()).RewriteTablesWithDefaults();
   {
