@@ -30,8 +30,21 @@ std::string Key(std::initializer_list<const std::string*> parts) {
 
 }  // namespace
 
+EventCorrelator::Digest EventCorrelator::DigestOf(std::string_view joined) {
+  // Two independent 64-bit hashes: the standard library's (MurmurHash2 in
+  // libstdc++) and FNV-1a. The keys come from our own components, not from
+  // clients, so a chance collision (about 1 in 10^38 per pair) is all
+  // there is to fear.
+  uint64_t fnv = 14695981039346656037ull;
+  for (unsigned char c : joined) {
+    fnv ^= c;
+    fnv *= 1099511628211ull;
+  }
+  return Digest{fnv, std::hash<std::string_view>{}(joined)};
+}
+
 template <typename V>
-V& EventCorrelator::Lru<V>::Touch(const std::string& key) {
+V& EventCorrelator::Lru<V>::Touch(const Digest& key) {
   auto it = index_.find(key);
   if (it != index_.end()) {
     order_.splice(order_.begin(), order_, it->second);
@@ -64,29 +77,30 @@ CorrelatedEvent EventCorrelator::Correlate(json event, TimePoint now) {
                     &field_path = Str(io, "fieldPath"),
                     &type = Str(event, "type"), &reason = Str(event, "reason"),
                     &message = Str(event, "message");
-  std::string event_key =
-      Key({&component, &host, &kind, &ns, &name, &field_path, &uid,
-           &api_version, &type, &reason, &message});
-  std::string similar_key = Key(
+  const Digest event_key =
+      DigestOf(Key({&component, &host, &kind, &ns, &name, &field_path, &uid,
+                    &api_version, &type, &reason, &message}));
+  const Digest similar_key = DigestOf(Key(
       {&component, &host, &kind, &ns, &name, &uid, &api_version, &type, &reason,
-       &Str(event, "reportingComponent"), &Str(event, "reportingInstance")});
-  std::string spam_key =
-      Key({&component, &host, &kind, &ns, &name, &uid, &api_version});
+       &Str(event, "reportingComponent"), &Str(event, "reportingInstance")}));
+  const Digest spam_key =
+      DigestOf(Key({&component, &host, &kind, &ns, &name, &uid, &api_version}));
+  const uint64_t message_digest = DigestOf(message).lo;
 
   std::lock_guard<std::mutex> l(mu_);
   // Aggregation: the max_similar-th message of a kind within the window
   // turns into the combined event, observed under the similar key.
-  std::string observed_key = std::move(event_key);
+  Digest observed_key = event_key;
   Similar& similar = similar_.Touch(similar_key);
   if (now - similar.last > options_.similar_window) similar = Similar{};
-  similar.messages.insert(message);
+  similar.messages.insert(message_digest);
   similar.last = now;
   if (similar.messages.size() >= options_.max_similar) {
     similar.messages.erase(similar.messages.begin());
     event["metadata"]["name"] = name_event_(name);
     event["message"] = kCombinedPrefix + message;
     event["count"] = 1;
-    observed_key = std::move(similar_key);
+    observed_key = similar_key;
   }
   // Deduplication: a repeat updates the first event's count.
   CorrelatedEvent out;

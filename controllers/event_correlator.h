@@ -12,7 +12,11 @@
 // - spam filter: each source and object may have 25 events at once, then
 //   one more per five minutes; the rest are dropped (after they counted).
 //
-// The caches hold 4,096 keys each, least recently used first out.
+// The caches hold 4,096 keys each, least recently used first out. A key is
+// kept as a 128-bit digest of the fields it joins, and a similar event's
+// message as a 64-bit one: there is a correlator per fake kubelet, and
+// 5,000 of them holding the joined fields of every recent event took
+// about 320 MB more at 150,000 pods.
 //
 // Thread safety: Correlate may be called from any thread.
 #ifndef KMOCK_CONTROLLERS_EVENT_CORRELATOR_H_
@@ -25,6 +29,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/clock.h"
@@ -61,23 +66,33 @@ class EventCorrelator {
   CorrelatedEvent Correlate(nlohmann::json event, TimePoint now);
 
  private:
+  // A cache key: a digest of the joined fields (see DigestOf).
+  struct Digest {
+    uint64_t hi = 0, lo = 0;
+    bool operator==(const Digest&) const = default;
+  };
+  struct DigestHash {
+    size_t operator()(const Digest& d) const { return d.lo; }
+  };
+  static Digest DigestOf(std::string_view joined);
+
   template <typename V>
   class Lru {
    public:
     explicit Lru(size_t capacity) : capacity_(capacity) {}
     // The entry for key, made (default) if new; most recently used now.
-    V& Touch(const std::string& key);
+    V& Touch(const Digest& key);
 
    private:
     size_t capacity_;
-    std::list<std::pair<std::string, V>> order_;  // most recent first
-    std::unordered_map<std::string,
-                       typename std::list<std::pair<std::string, V>>::iterator>
+    std::list<std::pair<Digest, V>> order_;  // most recent first
+    std::unordered_map<
+        Digest, typename std::list<std::pair<Digest, V>>::iterator, DigestHash>
         index_;
   };
 
   struct Similar {
-    std::set<std::string> messages;
+    std::set<uint64_t> messages;  // digests of the distinct messages
     TimePoint last{};
   };
   struct Observed {
