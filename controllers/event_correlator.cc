@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/fnv.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -35,12 +37,7 @@ EventCorrelator::Digest EventCorrelator::DigestOf(std::string_view joined) {
   // libstdc++) and FNV-1a. The keys come from our own components, not from
   // clients, so a chance collision (about 1 in 10^38 per pair) is all
   // there is to fear.
-  uint64_t fnv = 14695981039346656037ull;
-  for (unsigned char c : joined) {
-    fnv ^= c;
-    fnv *= 1099511628211ull;
-  }
-  return Digest{fnv, std::hash<std::string_view>{}(joined)};
+  return Digest{Fnv1a64(joined), std::hash<std::string_view>{}(joined)};
 }
 
 template <typename V>

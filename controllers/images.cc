@@ -2,17 +2,18 @@
 
 #include <cstdio>
 
+#include "common/fnv.h"
+
 namespace kmock::controllers {
 
 namespace {
 
+// The basis the fake image digests and sizes have always been derived
+// from (not FNV's standard one): changing it would change every image ID.
+constexpr uint64_t kImageHashBasis = 1469598103934665603ULL;
+
 uint64_t Fnv1a(const std::string& s, uint64_t seed) {
-  uint64_t h = 1469598103934665603ULL ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
+  return Fnv1a64(s, kImageHashBasis ^ seed);
 }
 
 // Splits "name[:tag][@digest]" at the tag colon (a colon after the last '/').

@@ -8,6 +8,7 @@
 #include "api/kinds/quantity.h"
 #include "api/kinds/util.h"
 #include "api/schema.h"
+#include "common/fnv.h"
 #include "common/json_view.h"
 
 namespace kmock::api::kinds {
@@ -179,13 +180,10 @@ bool HasTolerationFor(const json& tolerations, const std::string& key) {
   return false;
 }
 
+// The basis these values have always been derived from (not FNV's
+// standard one): changing it would change what defaulting gives.
 uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
+  return Fnv1a64(s, 1469598103934665603ULL);
 }
 
 bool HasRequestOrLimit(const json& c) {
