@@ -16,6 +16,40 @@ Status FromRocks(const rocksdb::Status& s, const char* what) {
 
 }  // namespace
 
+Status ReadValueAt(const SnapshotView& view,
+                   const rocksdb::ReadOptions& options, std::string_view key,
+                   int64_t revision, std::string* out) {
+  auto at = [&] {
+    return " of " + std::string(key) + " at revision " +
+           std::to_string(revision);
+  };
+  rocksdb::PinnableSlice entry;
+  rocksdb::Status rs =
+      view.db->Get(options, view.log, format::RevisionKey(revision), &entry);
+  if (rs.ok()) {
+    format::LogEntryView e;
+    if (!format::DecodeLogEntry(View(entry), &e) || e.key != key ||
+        e.type != Event::Type::kPut) {
+      return InternalError("corrupt log entry" + at());
+    }
+    out->assign(e.value.data(), e.value.size());
+    return Status::Ok();
+  }
+  if (!rs.IsNotFound()) return FromRocks(rs, "reading the log");
+  entry.Reset();
+  rs = view.db->Get(options, view.history, format::HistoryKey(key, revision),
+                    &entry);
+  if (rs.IsNotFound()) return InternalError("no value" + at());
+  if (!rs.ok()) return FromRocks(rs, "reading history");
+  format::RecordView record;
+  if (!format::DecodeRecordView(View(entry), &record) || record.tombstone ||
+      record.value_in_log) {
+    return InternalError("no value" + at());
+  }
+  out->assign(record.value.data(), record.value.size());
+  return Status::Ok();
+}
+
 RevisionCursor::RevisionCursor(const SnapshotView& view, std::string prefix,
                                int64_t revision)
     : view_(view), prefix_(std::move(prefix)), revision_(revision) {
@@ -79,8 +113,16 @@ Status RevisionCursor::LookUpHistory(std::string_view key, bool* found) {
   }
   if (entry_key != key) return Status::Ok();  // created after revision_
   std::string_view record = View(history_it_->value());
-  if (format::IsTombstone(record)) return Status::Ok();
+  format::RecordView state;
+  if (!format::DecodeRecordView(record, &state)) {
+    return InternalError("corrupt record in history");
+  }
+  if (state.tombstone) return Status::Ok();
   history_record_.assign(record.data(), record.size());
+  if (state.value_in_log) {
+    KMOCK_RETURN_IF_ERROR(ReadValueAt(view_, read_options_, key,
+                                      state.mod_revision, &history_value_));
+  }
   *found = true;
   return Status::Ok();
 }
@@ -131,6 +173,7 @@ Status RevisionCursor::Read(format::RecordView* out) const {
     return InternalError(std::string("corrupt record in ") +
                          (from_current_ ? "current" : "history"));
   }
+  if (out->value_in_log) out->value = history_value_;
   if (out->mod_revision > revision_) {
     // Only possible if the log missed a write: refuse rather than serve a
     // state from after the revision.

@@ -5,9 +5,10 @@
 // Cost: it never scans "history" over a range. A key unchanged since R is
 // served from "current" (its record there is its state at R). Only the keys
 // written after R, taken from the "log" entries in (R, current], need a
-// point lookup in "history" at R; a key deleted after R is found that way
-// too. So a page costs O(page + writes since R), and stepping over keys
-// without reading them (counting) costs one "current" Next per key.
+// point lookup in "history" at R (and one in "log" for the value the
+// history entry refers to); a key deleted after R is found that way too. So a
+// page costs O(page + writes since R), and stepping over keys without reading
+// them (counting) costs one "current" Next per key.
 //
 // Requirements: every log entry in (R, current] is present, i.e. R is
 // above the compacted revision (or equals the current one), as
@@ -41,6 +42,15 @@ struct SnapshotView {
   rocksdb::ColumnFamilyHandle* current = nullptr;
   rocksdb::ColumnFamilyHandle* history = nullptr;
 };
+
+// Reads the value `key` was given at `revision` (a put), as of
+// view.snapshot, into *out: from the log entry at that revision, or, for a
+// revision whose log entry format 1 compaction removed, from the key's
+// history record there. kInternal if neither holds it: compaction keeps
+// every value a history entry or a later write refers to.
+Status ReadValueAt(const SnapshotView& view,
+                   const rocksdb::ReadOptions& options, std::string_view key,
+                   int64_t revision, std::string* out);
 
 class RevisionCursor {
  public:
@@ -89,6 +99,7 @@ class RevisionCursor {
   bool from_current_ = false;  // key_ is current_it_'s entry
   std::string_view key_;
   std::string history_record_;  // the record when !from_current_
+  std::string history_value_;   // its value, when the log holds it
 };
 
 }  // namespace kmock::store

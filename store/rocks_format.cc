@@ -1,29 +1,9 @@
 #include "store/rocks_format.h"
 
+#include "common/varint.h"
+
 namespace kmock::store::format {
 namespace {
-
-void PutVarint(std::string* dst, uint64_t v) {
-  while (v >= 0x80) {
-    dst->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  dst->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
 
 bool GetVarintRevision(std::string_view* in, int64_t* v) {
   uint64_t u;
@@ -56,34 +36,63 @@ uint64_t GetBigEndian(std::string_view data) {
 
 }  // namespace
 
+namespace {
+
+// The revisions every record, reference and log entry carries.
+void PutRevisions(std::string* out, int64_t create_revision,
+                  int64_t mod_revision, int64_t version) {
+  PutVarint(out, static_cast<uint64_t>(create_revision));
+  PutVarint(out, static_cast<uint64_t>(mod_revision));
+  PutVarint(out, static_cast<uint64_t>(version));
+}
+
+bool GetRevisions(std::string_view* in, int64_t* create_revision,
+                  int64_t* mod_revision, int64_t* version) {
+  return GetVarintRevision(in, create_revision) &&
+         GetVarintRevision(in, mod_revision) && GetVarintRevision(in, version);
+}
+
+}  // namespace
+
 std::string EncodeRecord(const Record& r) {
   std::string out;
   out.reserve(r.value.size() + 16);
   out.push_back(kFormatV1);
   out.push_back(r.tombstone ? kRecordTombstone : 0);
-  PutVarint(&out, static_cast<uint64_t>(r.create_revision));
-  PutVarint(&out, static_cast<uint64_t>(r.mod_revision));
-  PutVarint(&out, static_cast<uint64_t>(r.version));
+  PutRevisions(&out, r.create_revision, r.mod_revision, r.version);
   out.append(r.value);
   return out;
 }
 
+std::string EncodeHistoryReference(const Record& r) {
+  std::string out;
+  out.reserve(16);
+  out.push_back(kFormatV2);
+  out.push_back(r.tombstone ? kRecordTombstone : 0);
+  PutRevisions(&out, r.create_revision, r.mod_revision, r.version);
+  return out;
+}
+
 bool DecodeRecordView(std::string_view data, RecordView* out) {
-  if (data.size() < 2 || data[0] != kFormatV1) return false;
-  out->tombstone = (data[1] & kRecordTombstone) != 0;
-  data.remove_prefix(2);
-  if (!GetVarintRevision(&data, &out->create_revision) ||
-      !GetVarintRevision(&data, &out->mod_revision) ||
-      !GetVarintRevision(&data, &out->version)) {
+  if (data.size() < 2 || (data[0] != kFormatV1 && data[0] != kFormatV2)) {
     return false;
   }
+  const bool reference = data[0] == kFormatV2;
+  out->tombstone = (data[1] & kRecordTombstone) != 0;
+  data.remove_prefix(2);
+  if (!GetRevisions(&data, &out->create_revision, &out->mod_revision,
+                    &out->version)) {
+    return false;
+  }
+  if (reference && !data.empty()) return false;
   out->value = data;
+  out->value_in_log = reference && !out->tombstone;
   return true;
 }
 
 bool DecodeRecord(std::string_view data, Record* out) {
   RecordView v;
-  if (!DecodeRecordView(data, &v)) return false;
+  if (!DecodeRecordView(data, &v) || v.value_in_log) return false;
   out->tombstone = v.tombstone;
   out->create_revision = v.create_revision;
   out->mod_revision = v.mod_revision;
@@ -96,15 +105,27 @@ bool IsTombstone(std::string_view data) {
   return data.size() >= 2 && (data[1] & kRecordTombstone) != 0;
 }
 
+std::string EncodeLogEntry(const Event& e, int64_t prev_revision) {
+  const bool is_delete = e.type == Event::Type::kDelete;
+  std::string out;
+  out.reserve(e.kv.key.size() + (is_delete ? 0 : e.kv.value.size()) + 32);
+  out.push_back(kFormatV2);
+  out.push_back(is_delete ? 1 : 0);
+  PutRevisions(&out, e.kv.create_revision, e.kv.mod_revision, e.kv.version);
+  PutVarint(&out, static_cast<uint64_t>(prev_revision));
+  PutVarint(&out, e.kv.key.size());
+  out.append(e.kv.key);
+  if (!is_delete) out.append(e.kv.value);
+  return out;
+}
+
 std::string EncodeEvent(const Event& e) {
   std::string out;
   out.reserve(e.kv.key.size() + e.kv.value.size() + e.prev_value.size() + 24);
   out.push_back(kFormatV1);
   out.push_back(e.type == Event::Type::kDelete ? 1 : 0);
   out.push_back(e.has_prev ? 1 : 0);
-  PutVarint(&out, static_cast<uint64_t>(e.kv.create_revision));
-  PutVarint(&out, static_cast<uint64_t>(e.kv.mod_revision));
-  PutVarint(&out, static_cast<uint64_t>(e.kv.version));
+  PutRevisions(&out, e.kv.create_revision, e.kv.mod_revision, e.kv.version);
   PutVarint(&out, e.kv.key.size());
   out.append(e.kv.key);
   PutVarint(&out, e.prev_value.size());
@@ -113,30 +134,52 @@ std::string EncodeEvent(const Event& e) {
   return out;
 }
 
-bool DecodeEvent(std::string_view data, Event* out) {
-  if (data.size() < 3 || data[0] != kFormatV1) return false;
+bool DecodeLogEntry(std::string_view data, LogEntryView* out) {
+  if (data.size() < 2 || data[1] > 1) return false;
   out->type = data[1] == 1 ? Event::Type::kDelete : Event::Type::kPut;
-  out->has_prev = data[2] == 1;
-  data.remove_prefix(3);
-  std::string_view key, prev;
-  if (!GetVarintRevision(&data, &out->kv.create_revision) ||
-      !GetVarintRevision(&data, &out->kv.mod_revision) ||
-      !GetVarintRevision(&data, &out->kv.version) ||
-      !GetLengthPrefixed(&data, &key) || !GetLengthPrefixed(&data, &prev)) {
+  if (data[0] == kFormatV1) {
+    if (data.size() < 3) return false;
+    out->has_prev = data[2] == 1;
+    out->prev_revision = 0;
+    data.remove_prefix(3);
+    if (!GetRevisions(&data, &out->create_revision, &out->mod_revision,
+                      &out->version) ||
+        !GetLengthPrefixed(&data, &out->key) ||
+        !GetLengthPrefixed(&data, &out->prev_value)) {
+      return false;
+    }
+    out->value = data;
+    return true;
+  }
+  if (data[0] != kFormatV2) return false;
+  data.remove_prefix(2);
+  if (!GetRevisions(&data, &out->create_revision, &out->mod_revision,
+                    &out->version) ||
+      !GetVarintRevision(&data, &out->prev_revision) ||
+      !GetLengthPrefixed(&data, &out->key)) {
     return false;
   }
-  out->kv.key.assign(key.data(), key.size());
-  out->prev_value.assign(prev.data(), prev.size());
-  out->kv.value.assign(data.data(), data.size());
-  out->revision = out->kv.mod_revision;
+  const bool is_delete = out->type == Event::Type::kDelete;
+  if (out->prev_revision < 0 || out->prev_revision >= out->mod_revision ||
+      (is_delete && (out->prev_revision == 0 || !data.empty()))) {
+    return false;
+  }
+  out->has_prev = out->prev_revision != 0;
+  out->prev_value = {};
+  out->value = data;
   return true;
 }
 
 bool DecodeEventKey(std::string_view data, std::string_view* key) {
-  if (data.size() < 3 || data[0] != kFormatV1) return false;
-  data.remove_prefix(3);
+  if (data.size() < 2) return false;
+  size_t header = data[0] == kFormatV1 ? 3 : 2;
+  int varints = data[0] == kFormatV1 ? 3 : 4;
+  if ((data[0] != kFormatV1 && data[0] != kFormatV2) || data.size() < header) {
+    return false;
+  }
+  data.remove_prefix(header);
   uint64_t skipped;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < varints; ++i) {
     if (!GetVarint(&data, &skipped)) return false;
   }
   return GetLengthPrefixed(&data, key);

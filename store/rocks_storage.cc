@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 
 #include "rocksdb/convenience.h"
@@ -412,14 +413,46 @@ Status RocksStorage::ReplayLog(const std::string& prefix,
   }
   rocksdb::ReadOptions ro;
   ro.snapshot = snap.get();
+  SnapshotView view;
+  view.db = db_;
+  view.snapshot = snap.get();
+  view.log = log_cf_;
+  view.history = history_cf_;
+  // Values of the puts replayed so far, by revision: a previous value is
+  // usually one of them; older ones are read from the log.
+  std::unordered_map<int64_t, const std::string*> replayed;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, log_cf_));
   for (it->Seek(format::RevisionKey(after_revision + 1)); it->Valid();
        it->Next()) {
-    auto e = std::make_shared<Event>();
-    if (!format::DecodeEvent(View(it->value()), e.get())) {
+    format::LogEntryView entry;
+    if (!format::DecodeLogEntry(View(it->value()), &entry)) {
       return InternalError("corrupt log entry");
     }
-    if (e->kv.key.starts_with(prefix)) out->push_back(std::move(e));
+    if (!entry.key.starts_with(prefix)) continue;
+    auto e = std::make_shared<Event>();
+    e->type = entry.type;
+    e->revision = entry.mod_revision;
+    e->kv.key.assign(entry.key.data(), entry.key.size());
+    e->kv.create_revision = entry.create_revision;
+    e->kv.mod_revision = entry.mod_revision;
+    e->kv.version = entry.version;
+    e->has_prev = entry.has_prev;
+    if (entry.prev_revision == 0) {
+      e->prev_value.assign(entry.prev_value.data(), entry.prev_value.size());
+    } else if (auto found = replayed.find(entry.prev_revision);
+               found != replayed.end()) {
+      e->prev_value = *found->second;
+    } else {
+      KMOCK_RETURN_IF_ERROR(ReadValueAt(view, ro, entry.key,
+                                        entry.prev_revision, &e->prev_value));
+    }
+    if (entry.prev_revision != 0 && entry.type == Event::Type::kDelete) {
+      e->kv.value = e->prev_value;  // a delete carries the value it removed
+    } else {
+      e->kv.value.assign(entry.value.data(), entry.value.size());
+    }
+    if (e->type == Event::Type::kPut) replayed[e->revision] = &e->kv.value;
+    out->push_back(std::move(e));
   }
   if (!it->status().ok()) return FromRocks(it->status(), "replaying the log");
   *through = current;

@@ -128,8 +128,11 @@ class RocksStorage final : public Storage {
 
   // Compaction. REQUIRES: compact_mu_ and db_mu_ (shared) held.
   Status RunCompaction(int64_t revision);
-  Status CompactLog(int64_t revision);
-  Status CompactHistory(int64_t revision);
+  // Deletes the log entries <= revision except those in `keep` (sorted).
+  Status CompactLog(int64_t revision, const std::vector<int64_t>& keep);
+  // Deletes superseded history entries <= revision; appends the revisions
+  // of the kept ones (whose log entries stay) to *referenced.
+  Status CompactHistory(int64_t revision, std::vector<int64_t>* referenced);
   Status WriteMeta(const char* name, int64_t revision);
 
   const StorageOptions options_;

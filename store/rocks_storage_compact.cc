@@ -2,11 +2,15 @@
 //
 // Compact(R) first records "scheduled_compact" = R durably and publishes R
 // as the compacted revision (reads at or below it now fail), then deletes
-// in batches: every log entry <= R, and every history entry <= R except the
-// latest one of each key that is still live at R. Last it records
-// "compact_revision" = R. If the process dies in between, Open sees
-// scheduled > compacted and runs the deletions again (they are idempotent).
+// in batches: every history entry <= R except the latest one of each key
+// that is still live at R, then every log entry <= R except those at the
+// revisions of the kept history entries. Last it records "compact_revision" =
+// R. If the process dies in between, Open sees scheduled > compacted and runs
+// the deletions again (they are idempotent, and the log pass derives what it
+// keeps from the history that is left).
+#include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "store/rocks_storage.h"
 
@@ -56,17 +60,27 @@ Status RocksStorage::WriteMeta(const char* name, int64_t revision) {
 }
 
 Status RocksStorage::RunCompaction(int64_t revision) {
-  KMOCK_RETURN_IF_ERROR(CompactLog(revision));
-  KMOCK_RETURN_IF_ERROR(CompactHistory(revision));
+  std::vector<int64_t> referenced;
+  KMOCK_RETURN_IF_ERROR(CompactHistory(revision, &referenced));
+  std::sort(referenced.begin(), referenced.end());
+  KMOCK_RETURN_IF_ERROR(CompactLog(revision, referenced));
   return WriteMeta(format::kMetaCompactRevision, revision);
 }
 
-Status RocksStorage::CompactLog(int64_t revision) {
+Status RocksStorage::CompactLog(int64_t revision,
+                                const std::vector<int64_t>& keep) {
   const std::string end = format::RevisionKey(revision + 1);
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), log_cf_));
   rocksdb::WriteBatch batch;
+  auto next_kept = keep.begin();
   for (it->SeekToFirst(); it->Valid() && View(it->key()) < end; it->Next()) {
+    int64_t rev;
+    if (!format::DecodeRevision(View(it->key()), &rev)) {
+      return InternalError("corrupt log key");
+    }
+    while (next_kept != keep.end() && *next_kept < rev) ++next_kept;
+    if (next_kept != keep.end() && *next_kept == rev) continue;
     batch.Delete(log_cf_, it->key());
     if (batch.Count() >= kDeleteBatch) {
       if (stopping_) return Status(StatusCode::kServiceUnavailable, "closing");
@@ -83,15 +97,19 @@ Status RocksStorage::CompactLog(int64_t revision) {
   return Status::Ok();
 }
 
-Status RocksStorage::CompactHistory(int64_t revision) {
+Status RocksStorage::CompactHistory(int64_t revision,
+                                    std::vector<int64_t>* referenced) {
   // Entries of one key are contiguous and in revision order. Of those
   // <= revision, the last one is the key's state at `revision`: kept unless
-  // it is a tombstone; every earlier one is superseded.
+  // it is a tombstone; every earlier one is superseded. A kept entry keeps
+  // the log entry of its revision: a reference's value is there, and the
+  // key's next write names it as its previous value.
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), history_cf_));
   rocksdb::WriteBatch batch;
   std::string pending_key;  // raw history key of the latest <= revision
   bool pending_tombstone = false;
+  int64_t pending_revision = 0;
   std::string group;  // user key of pending_key
 
   auto flush_batch = [&]() -> Status {
@@ -102,8 +120,12 @@ Status RocksStorage::CompactHistory(int64_t revision) {
     return Status::Ok();
   };
   auto settle_pending = [&]() {
-    if (!pending_key.empty() && pending_tombstone) {
-      batch.Delete(history_cf_, pending_key);
+    if (!pending_key.empty()) {
+      if (pending_tombstone) {
+        batch.Delete(history_cf_, pending_key);
+      } else {
+        referenced->push_back(pending_revision);
+      }
     }
     pending_key.clear();
   };
@@ -122,6 +144,7 @@ Status RocksStorage::CompactHistory(int64_t revision) {
       if (!pending_key.empty()) batch.Delete(history_cf_, pending_key);
       pending_key.assign(it->key().data(), it->key().size());
       pending_tombstone = format::IsTombstone(View(it->value()));
+      pending_revision = rev;
     } else {
       settle_pending();
     }

@@ -72,6 +72,27 @@ class RawDb {
     delete db_;
   }
 
+  // Families by their index in handles_.
+  static constexpr int kLog = 1;
+  static constexpr int kCurrent = 2;
+  static constexpr int kHistory = 3;
+
+  void Put(int family, const std::string& key, const std::string& value) {
+    ASSERT_TRUE(
+        db_->Put(rocksdb::WriteOptions(), handles_[family], key, value).ok());
+  }
+  // How many of the family's values contain `text`.
+  int CountOccurrences(int family, std::string_view text) {
+    int n = 0;
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions(), handles_[family]));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (it->value().ToStringView().find(text) != std::string_view::npos) {
+        ++n;
+      }
+    }
+    return n;
+  }
   void PutMeta(const char* name, int64_t revision) {
     ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), handles_[4], name,
                          format::RevisionKey(revision))
@@ -225,9 +246,10 @@ TEST(RocksStorageTest, InterruptedCompactionFinishesAtOpen) {
   }
   RawDb raw(dir.path());
   // /a keeps its state at 6; /b was deleted at or below 6; /c's state at 6
-  // is needed because its delete (7) is above the compacted revision.
+  // is needed because its delete (7) is above the compacted revision. The
+  // log keeps the values of the kept states (3, 6) and what is above 6.
   EXPECT_EQ(raw.History(), "/a@3 /c@6 /c@7(del)");
-  EXPECT_EQ(raw.Log(), "7");
+  EXPECT_EQ(raw.Log(), "3 6 7");
 }
 
 TEST(RocksStorageTest, CompactionDeletesInManyBatches) {
@@ -248,9 +270,96 @@ TEST(RocksStorageTest, CompactionDeletesInManyBatches) {
   EXPECT_EQ(all->items.size(), 2500u);
   s.reset();
   RawDb raw(dir.path());
-  EXPECT_EQ(raw.Log(), "");
+  // Each key's create (1-2500) is superseded by its update (2501-5000),
+  // whose value the log keeps.
+  std::string log = raw.Log();
+  EXPECT_EQ(std::count(log.begin(), log.end(), ' '), 2499);
+  EXPECT_TRUE(log.starts_with("2501 2502 ")) << log.substr(0, 40);
   std::string history = raw.History();
   EXPECT_EQ(std::count(history.begin(), history.end(), '@'), 2500);
+}
+
+// A store format 1 wrote: values inline in history records and previous
+// values inline in log events, and its compaction at 2 removed the log
+// entries 1 and 2. /a=1 at 1, /b=1 at 2, /a=2 at 3.
+void WriteFormatOneStore(const std::string& path) {
+  OpenAt(path).reset();  // creates the families
+  RawDb raw(path);
+  auto record = [](const char* value, int64_t c, int64_t m, int64_t v) {
+    format::Record r;
+    r.value = value;
+    r.create_revision = c;
+    r.mod_revision = m;
+    r.version = v;
+    return format::EncodeRecord(r);
+  };
+  raw.Put(RawDb::kHistory, format::HistoryKey("/a", 1), record("1", 1, 1, 1));
+  raw.Put(RawDb::kHistory, format::HistoryKey("/a", 3), record("2", 1, 3, 2));
+  raw.Put(RawDb::kHistory, format::HistoryKey("/b", 2), record("1", 2, 2, 1));
+  raw.Put(RawDb::kCurrent, "/a", record("2", 1, 3, 2));
+  raw.Put(RawDb::kCurrent, "/b", record("1", 2, 2, 1));
+  Event e;
+  e.kv = KeyValue{"/a", "2", 1, 3, 2};
+  e.has_prev = true;
+  e.prev_value = "1";
+  e.revision = 3;
+  raw.Put(RawDb::kLog, format::RevisionKey(3), format::EncodeEvent(e));
+  raw.PutMeta(format::kMetaCurrentRevision, 3);
+  raw.PutMeta(format::kMetaScheduledCompact, 2);
+  raw.PutMeta(format::kMetaCompactRevision, 2);
+}
+
+std::string WatchFrom(Storage* s, int64_t after, size_t want) {
+  auto w = s->Watch("/", after);
+  if (!w.ok()) return CodeName(w);
+  std::vector<EventPtr> events;
+  for (int i = 0; i < 50 && events.size() < want; ++i) {
+    if (!(*w)->Next(milliseconds(100), &events).ok()) return "watch failed";
+  }
+  return EventsString(events);
+}
+
+TEST(RocksStorageTest, FormatOneStoreIsReadWrittenAndCompacted) {
+  testing::TempDir dir;
+  WriteFormatOneStore(dir.path());
+  auto s = OpenAt(dir.path());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(ListAt(s.get(), "/", 2), "Compacted");
+  EXPECT_EQ(ListAt(s.get(), "/", 3), "/a=2@3 /b=1@2 @rev=3");
+  // /b's previous value is at revision 2, whose log entry format 1's
+  // compaction removed: it comes from /b's history record.
+  ASSERT_TRUE(s->Update("/b", "2", 2).ok());  // 4
+  ASSERT_TRUE(s->Delete("/a", 3).ok());       // 5
+  EXPECT_EQ(ListAt(s.get(), "/", 3), "/a=2@3 /b=1@2 @rev=3");
+  EXPECT_EQ(ListAt(s.get(), "/", 4), "/a=2@3 /b=2@4 @rev=4");
+  EXPECT_EQ(WatchFrom(s.get(), 2, 3),
+            "PUT /a=2@3 prev=1, PUT /b=2@4 prev=1, DELETE /a@5 prev=2");
+
+  // Compacting over both formats keeps what later reads need: /a's value
+  // at 3 (a format 1 log event) and /b's at 4 (a format 2 entry).
+  ASSERT_TRUE(s->Compact(4).ok());
+  ASSERT_TRUE(s->Update("/b", "3", 4).ok());  // 6
+  EXPECT_EQ(ListAt(s.get(), "/", 5), "/b=2@4 @rev=5");
+  EXPECT_EQ(WatchFrom(s.get(), 4, 2), "DELETE /a@5 prev=2, PUT /b=3@6 prev=2");
+  s.reset();
+  RawDb raw(dir.path());
+  EXPECT_EQ(raw.History(), "/a@3 /a@5(del) /b@4 /b@6");
+  EXPECT_EQ(raw.Log(), "3 4 5 6");
+}
+
+TEST(RocksStorageTest, ValuesAreStoredOnceOutsideTheCurrentFamily) {
+  testing::TempDir dir;
+  {
+    auto s = OpenAt(dir.path());
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->Create("/a", "first-value").ok());      // 1
+    ASSERT_TRUE(s->Update("/a", "second-value", 1).ok());  // 2
+    ASSERT_TRUE(s->Delete("/a", 2).ok());                  // 3
+  }
+  RawDb raw(dir.path());
+  EXPECT_EQ(raw.CountOccurrences(RawDb::kHistory, "value"), 0);
+  EXPECT_EQ(raw.CountOccurrences(RawDb::kLog, "first-value"), 1);
+  EXPECT_EQ(raw.CountOccurrences(RawDb::kLog, "second-value"), 1);
 }
 
 // Run only as a child of SyncWriteSurvivesKill: writes until killed and

@@ -200,6 +200,7 @@ EventPtr RocksStorage::ApplyOne(Writer* w, std::optional<format::Record>* state,
     }
   }
 
+  const int64_t prev_revision = state->has_value() ? (*state)->mod_revision : 0;
   auto e = std::make_shared<Event>();
   e->revision = revision;
   e->kv.key = key;
@@ -233,14 +234,17 @@ EventPtr RocksStorage::ApplyOne(Writer* w, std::optional<format::Record>* state,
   e->kv.version = r.version;
   if (!r.tombstone) e->kv.value = r.value;
 
-  std::string encoded = format::EncodeRecord(r);
+  // The value goes to "current" and, once, to the log; history refers to
+  // the log entry (rocks_format.h).
   if (r.tombstone) {
     batch->Delete(current_cf_, key);
   } else {
-    batch->Put(current_cf_, key, encoded);
+    batch->Put(current_cf_, key, format::EncodeRecord(r));
   }
-  batch->Put(history_cf_, format::HistoryKey(key, revision), encoded);
-  batch->Put(log_cf_, format::RevisionKey(revision), format::EncodeEvent(*e));
+  batch->Put(history_cf_, format::HistoryKey(key, revision),
+             format::EncodeHistoryReference(r));
+  batch->Put(log_cf_, format::RevisionKey(revision),
+             format::EncodeLogEntry(*e, prev_revision));
 
   w->result = e->kv;
   if (r.tombstone) {
