@@ -236,7 +236,7 @@ void Scheduler::UpdateNode(const json& node, bool deleted) {
   std::shared_ptr<const scheduling::NodeInfo> info;
   if (!deleted) {
     info = std::make_shared<const scheduling::NodeInfo>(
-        scheduling::MakeNodeInfo(std::make_shared<const json>(node)));
+        scheduling::MakeNodeInfo(node));
   }
   std::lock_guard<std::mutex> l(mu_);
   if (info) {

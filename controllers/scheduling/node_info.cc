@@ -5,18 +5,21 @@
 
 namespace kmock::controllers::scheduling {
 
-NodeInfo MakeNodeInfo(std::shared_ptr<const json> node) {
+NodeInfo MakeNodeInfo(const json& node) {
   NodeInfo info;
-  info.name = StringAt(ObjectAt(*node, "metadata"), "name");
-  info.allocatable = NodeAllocatable(*node);
-  info.unschedulable = ObjectAt(*node, "spec").value("unschedulable", false);
-  info.taints = EffectiveTaints(*node);
+  const json& metadata = ObjectAt(node, "metadata");
+  info.name = StringAt(metadata, "name");
+  info.allocatable = NodeAllocatable(node);
+  info.unschedulable = ObjectAt(node, "spec").value("unschedulable", false);
+  info.taints = EffectiveTaints(node);
   for (const auto& t : info.taints) {
     if (t.value("effect", "") == "PreferNoSchedule") {
       info.prefer_no_schedule = true;
     }
   }
-  info.node = std::move(node);
+  json kept = {{"name", info.name}};
+  if (metadata.contains("labels")) kept["labels"] = metadata["labels"];
+  info.node = std::make_shared<const json>(json{{"metadata", std::move(kept)}});
   return info;
 }
 

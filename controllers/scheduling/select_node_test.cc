@@ -21,8 +21,7 @@ json Node(const std::string& name, const std::string& cpu,
 }
 
 std::shared_ptr<const NodeInfo> Shared(json node) {
-  return std::make_shared<const NodeInfo>(
-      MakeNodeInfo(std::make_shared<const json>(std::move(node))));
+  return std::make_shared<const NodeInfo>(MakeNodeInfo(node));
 }
 
 json Pod(const std::string& cpu = "", const std::string& mem = "") {
@@ -248,6 +247,34 @@ TEST(SelectNodeTest, NodeSelectorAndAffinityLimitTheChoice) {
   EXPECT_NE(d.message.find("2 node(s) didn't match Pod's node "
                            "affinity/selector"),
             std::string::npos);
+}
+
+TEST(NodeInfoTest, KeepsOnlyWhatNodeAffinityReadsOfTheNode) {
+  json node = Node("a", "4", "16Gi", json::array(), {{"disk", "ssd"}});
+  node["status"]["images"] =
+      json::array({{{"names", json::array({"registry.k8s.io/pause:3.9"})},
+                    {"sizeBytes", 321520}}});
+  node["metadata"]["annotations"] = {{"note", "not for the scheduler"}};
+  NodeInfo info = MakeNodeInfo(node);
+  EXPECT_EQ(
+      *info.node,
+      json({{"metadata", {{"name", "a"}, {"labels", {{"disk", "ssd"}}}}}}));
+  EXPECT_EQ(info.allocatable.milli_cpu, 4000);
+
+  // A node without labels is matched by name (matchFields) alone.
+  node["metadata"].erase("labels");
+  std::vector<NodeState> nodes;
+  nodes.push_back({Shared(node), {}, {}});
+  json pod = Pod();
+  pod["spec"]["affinity"]["nodeAffinity"]
+     ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] =
+         json::array({{{"matchFields",
+                        json::array({{{"key", "metadata.name"},
+                                      {"operator", "In"},
+                                      {"values", json::array({"a"})}}})}}});
+  EXPECT_EQ(SelectNode(pod, nodes, nullptr).node, "a");
+  pod["spec"]["nodeSelector"] = {{"disk", "ssd"}};
+  EXPECT_FALSE(SelectNode(pod, nodes, nullptr).scheduled);
 }
 
 TEST(SelectNodeTest, FeasibleNodesToFindFollowsTheAdaptivePercentage) {
