@@ -1,5 +1,6 @@
 #include "controllers/event_correlator.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/fnv.h"
@@ -90,7 +91,11 @@ CorrelatedEvent EventCorrelator::Correlate(json event, TimePoint now) {
   Digest observed_key = event_key;
   Similar& similar = similar_.Touch(similar_key);
   if (now - similar.last > options_.similar_window) similar = Similar{};
-  similar.messages.insert(message_digest);
+  auto at = std::lower_bound(similar.messages.begin(), similar.messages.end(),
+                             message_digest);
+  if (at == similar.messages.end() || *at != message_digest) {
+    similar.messages.insert(at, message_digest);
+  }
   similar.last = now;
   if (similar.messages.size() >= options_.max_similar) {
     similar.messages.erase(similar.messages.begin());

@@ -27,10 +27,10 @@
 #include <list>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -92,7 +92,10 @@ class EventCorrelator {
   };
 
   struct Similar {
-    std::set<uint64_t> messages;  // digests of the distinct messages
+    // Digests of the distinct messages, sorted: at most max_similar of
+    // them, and most groups have one (a vector costs a word per message
+    // where a set costs a tree node).
+    std::vector<uint64_t> messages;
     TimePoint last{};
   };
   struct Observed {
