@@ -155,11 +155,17 @@ void Informer::TakeLocked(std::string_view key, Entry& e,
   out->push_back(nullptr);
 }
 
+json Informer::Decode(const std::string& compact) const {
+  std::optional<std::string> text = compressor_->Expand(compact);
+  if (!text) return json(json::value_t::discarded);
+  return ParseJson(*text);
+}
+
 void Informer::FinishCold(std::vector<ObjectPtr>* out,
                           std::vector<ColdRead> cold) const {
   if (cold.empty()) return;
   for (const ColdRead& c : cold) {
-    json parsed = ParseJson(*c.compact);
+    json parsed = Decode(*c.compact);
     if (parsed.is_discarded()) continue;  // we wrote it: cannot happen
     (*out)[c.slot] = std::make_shared<const json>(std::move(parsed));
   }
@@ -227,6 +233,15 @@ std::vector<ObjectPtr> Informer::ByIndex(const std::string& index,
   return out;
 }
 
+size_t Informer::ColdBytes() const {
+  std::lock_guard<std::mutex> l(mu_);
+  size_t total = 0;
+  for (const auto& [key, e] : items_) {
+    if (e.compact) total += e.compact->size();
+  }
+  return total;
+}
+
 std::string Informer::LastResourceVersion() const {
   std::lock_guard<std::mutex> l(mu_);
   return last_rv_;
@@ -277,9 +292,11 @@ void Informer::CoolOverLimitLocked(std::vector<registry::ServedPtr>* released) {
     std::optional<std::string> compact;
     if (const std::string* bytes = e.hot->GivenBytes())
       compact = CompactFromServed(*bytes, options_.metadata_only);
-    e.compact = std::make_shared<const std::string>(
-        compact ? std::move(*compact)
-                : CompactJson(e.hot->value(), options_.metadata_only));
+    if (!compact) compact = CompactJson(e.hot->value(), options_.metadata_only);
+    if (!compressor_)
+      compressor_ = std::make_unique<SampleCompressor>(*compact);
+    e.compact =
+        std::make_shared<const std::string>(compressor_->Compress(*compact));
     // e.seen still finds the tree while a reader (or *released) holds it.
     released->push_back(std::move(e.hot));
   }
@@ -310,7 +327,7 @@ void Informer::Upsert(registry::ServedPtr served) {
   }
   released.clear();  // the cooled trees are freed here, without mu_
   if (!old && old_compact) {
-    json parsed = ParseJson(*old_compact);
+    json parsed = Decode(*old_compact);
     if (!parsed.is_discarded())
       old = std::make_shared<const json>(std::move(parsed));
   }

@@ -8,10 +8,13 @@
 // Memory: the most recently written or read objects (InformerOptions::
 // hot_objects) are kept as the decoded trees the watch delivered, shared
 // with every other watcher; the others are kept as compact JSON text
-// without managedFields (as kube-controller-manager's informers strip them)
-// and decoded again when read. A decoded tree takes about six times its
-// text, so a cluster of 150,000 pods fits in memory only this way. A cold
-// object read twice while the first reader still holds it is decoded once.
+// without managedFields (as kube-controller-manager's informers strip them),
+// compressed against the first object that went cold (SampleCompressor:
+// objects of one resource share most of their text, so a pod's takes about
+// a tenth), and decoded again when read. A decoded tree takes about six
+// times its text, so a cluster of 150,000 pods fits in memory only this
+// way. A cold object read twice while the first reader still holds it is
+// decoded once.
 //
 // Handlers run on the informer's own thread, one at a time, after the cache
 // already reflects the change; they must be quick (typically: queue a key).
@@ -39,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/sample_compressor.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -108,6 +112,8 @@ class Informer {
   std::string LastResourceVersion() const;
   // How many lists have been made (1 after the first sync).
   int ListCount() const { return list_count_.load(); }
+  // Bytes of compressed text the cold entries hold.
+  size_t ColdBytes() const;
 
  private:
   void Run();
@@ -123,9 +129,10 @@ class Informer {
 
   // One cached object: its tree while hot, else its compact text.
   struct Entry {
-    registry::ServedPtr hot;                     // null when cold
-    std::weak_ptr<const json> seen;              // the last tree handed out
-    std::shared_ptr<const std::string> compact;  // set when cold
+    registry::ServedPtr hot;         // null when cold
+    std::weak_ptr<const json> seen;  // the last tree handed out
+    // Set when cold: the compact text, compressed by compressor_.
+    std::shared_ptr<const std::string> compact;
     std::string resource_version;
     std::vector<std::pair<std::string, std::string>> index_values;
     std::list<std::string>::iterator lru;  // valid while hot
@@ -137,6 +144,9 @@ class Informer {
     std::string key;
     std::shared_ptr<const std::string> compact;
   };
+  // The tree of an entry's compressed compact text; discarded if it does
+  // not decode (it cannot: we wrote it). Call without mu_.
+  json Decode(const std::string& compact) const;
 
   // The entry's tree if it is at hand (hot, or still held by a reader).
   static ObjectPtr TreeLocked(const Entry& e);
@@ -181,6 +191,10 @@ class Informer {
   std::map<std::string, std::map<std::string, IndexedEntries>> indexes_;
   // Keys of hot entries, most recently used first.
   mutable std::list<std::string> lru_;
+  // Made under mu_ from the first object to go cold, before any entry has
+  // compact text, and never replaced: whoever read an entry's text under
+  // mu_ may use it without the lock.
+  std::unique_ptr<const SampleCompressor> compressor_;
   bool synced_ = false;
   std::string last_rv_;
   registry::ObjectWatcher* watcher_ = nullptr;  // guarded by mu_

@@ -166,6 +166,32 @@ TEST_F(InformerTest, ColdObjectsReadBackAsTheyWereWithoutManagedFields) {
   EXPECT_EQ(deleted, (std::vector<std::string>{"even"}));
 }
 
+// Cold objects are kept compressed against a sample of their resource:
+// leases that differ in name and holder take a fraction of their text.
+TEST_F(InformerTest, ColdObjectsTakeAFractionOfTheirText) {
+  InformerOptions io;
+  io.hot_objects = 1;
+  informer_ = std::make_unique<Informer>(registry_.get(), leases_, io);
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+  json last;
+  size_t text_bytes = 0;
+  for (int i = 0; i < 40; ++i) {
+    last = Write("lease-" + std::to_string(i), "holder-" + std::to_string(i));
+    if (i < 39) text_bytes += Stripped(last).dump().size();
+  }
+  WaitFor(last);
+  const size_t cold = informer_->ColdBytes();
+  EXPECT_GT(cold, 0u);
+  EXPECT_LT(cold * 3, text_bytes) << cold << " of " << text_bytes;
+  for (int i = 0; i < 40; ++i) {
+    ObjectPtr got = informer_->Get("default/lease-" + std::to_string(i));
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(got->at("spec").value("holderIdentity", ""),
+              "holder-" + std::to_string(i));
+  }
+}
+
 // A (re)list reads pages of list_page objects at one revision; every
 // object of every page reaches the cache and the handlers once.
 // A metadata informer may be handed whole objects (the watch shares what
