@@ -104,6 +104,14 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   // Bounds the store's memory under a burst of writes (RocksDB's default
   // would let each family take 64 MB times its write-buffer count).
   db_options.db_write_buffer_size = 32 << 20;
+  // In memory there is no restart to shorten and no disk to spare: a
+  // flush only moves the memtable's data into table files in the same
+  // memory, and every flush of the live values overlaps all of level 1, so
+  // the compactions that follow rewrite more as the store grows (four runs
+  // of 10,000 pods back to back on one server: compaction CPU per run
+  // 0.8 -> 4.0 s with 32 MB, at most 1.8 s with 128 MB; the runs took
+  // 16.2 -> 19.2 s, now 15.9-16.2 s).
+  if (options_.in_memory) db_options.db_write_buffer_size = 128 << 20;
   // Replayed log records stay in the memtables instead of being written
   // out as new table files (and fsynced) before the store opens: a restart
   // costs a log read, not a flush per column family.
@@ -241,6 +249,14 @@ int64_t RocksStorage::CurrentRevision() { return current_revision_.load(); }
 int64_t RocksStorage::CompactedRevision() { return compacted_revision_.load(); }
 
 void RocksStorage::SetSyncWrites(bool sync) { sync_writes_.store(sync); }
+
+size_t RocksStorage::TableFilesForTest() {
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return 0;
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  return files.size();
+}
 
 uint64_t RocksStorage::LogBytesForTest() {
   std::shared_lock<std::shared_mutex> db_lock(db_mu_);

@@ -77,6 +77,8 @@ class RocksStorage final : public Storage {
   // Introspection for tests.
   size_t QueuedWritersForTest();
   int64_t CommitsForTest() { return commits_.load(); }
+  // Table files in the database (every flush writes one per family).
+  size_t TableFilesForTest();
   // Bytes in the current write-ahead log file.
   uint64_t LogBytesForTest();
 

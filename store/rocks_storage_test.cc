@@ -609,6 +609,40 @@ TEST(RocksStorageTest, OnlyADiskStoreKeepsAWriteAheadLog) {
   }
 }
 
+// About 50 MB of writes (24 MB of values, stored live and in the log) fill
+// a disk store's 32 MB of memtables, so it flushes tables; in memory the
+// memtables may take 128 MB, and a flush would only copy them into table
+// files in the same memory.
+TEST(RocksStorageTest, OnlyADiskStoreFlushesFiftyMegabytesOfWrites) {
+  testing::TempDir dir;
+  const std::string value(4096, 'v');
+  for (bool in_memory : {false, true}) {
+    StorageOptions o;
+    o.in_memory = in_memory;
+    o.path = dir.path() + (in_memory ? "/memory" : "/disk");
+    o.sync = false;
+    o.compaction_interval = milliseconds(0);
+    auto s = OpenRocksStorage(o);
+    ASSERT_TRUE(s.ok());
+    auto* rocks = dynamic_cast<RocksStorage*>(s->get());
+    ASSERT_NE(rocks, nullptr);
+    for (int i = 0; i < 6000; ++i) {
+      ASSERT_TRUE((*s)->Create("/k" + std::to_string(i), value).ok());
+    }
+    // Flushes run in the background: give them time to show.
+    for (int i = 0; i < 200 && rocks->TableFilesForTest() == 0; ++i) {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    if (in_memory) {
+      EXPECT_EQ(rocks->TableFilesForTest(), 0u);
+    } else {
+      EXPECT_GT(rocks->TableFilesForTest(), 0u);
+    }
+    EXPECT_EQ((*s)->Get("/k5999")->value, value);
+    (*s)->Close();
+  }
+}
+
 TEST(RocksStorageTest, FailedWriteMakesEveryLaterWriteFail) {
   FaultyStore f;
   ASSERT_NE(f.store, nullptr);
