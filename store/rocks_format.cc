@@ -135,7 +135,7 @@ std::string EncodeEvent(const Event& e) {
 }
 
 bool DecodeLogEntry(std::string_view data, LogEntryView* out) {
-  if (data.size() < 2 || data[1] > 1) return false;
+  if (data.size() < 2 || (data[1] != 0 && data[1] != 1)) return false;
   out->type = data[1] == 1 ? Event::Type::kDelete : Event::Type::kPut;
   if (data[0] == kFormatV1) {
     if (data.size() < 3) return false;

@@ -145,6 +145,12 @@ TEST(RocksFormatTest, LogEntryRoundTripsWithThePreviousRevision) {
   EXPECT_FALSE(DecodeLogEntry(EncodeLogEntry(put, 9), &back));
   EXPECT_FALSE(DecodeLogEntry(EncodeLogEntry(DeleteEvent(), 0), &back));
   EXPECT_FALSE(DecodeLogEntry("", &back));
+  // Only 0 (put) and 1 (delete) are types, whatever char's signedness.
+  for (char type : {'\x02', '\x80', '\xff'}) {
+    std::string bad_type = encoded;
+    bad_type[1] = type;
+    EXPECT_FALSE(DecodeLogEntry(bad_type, &back)) << int{type};
+  }
 }
 
 TEST(RocksFormatTest, FormatOneEventsStillDecode) {
