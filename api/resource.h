@@ -57,6 +57,9 @@ struct SelectableField {
   std::string name;  // "spec.nodeName"
   // Evaluates the field on an object: the value as a string ("" if absent).
   std::function<std::string(const json& obj)> value;
+  // The top-level members `value` reads ("spec"): an object holding only
+  // those evaluates the same. Empty: unknown, it may read any member.
+  std::vector<std::string> reads = {};
 };
 
 // The scale subresource (served as autoscaling/v1 Scale), declared as a

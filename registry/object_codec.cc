@@ -1,5 +1,6 @@
 #include "registry/object_codec.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "api/typed_json.h"
@@ -89,6 +90,30 @@ std::string EncodeForWrite(const api::ResourceInfo& res, json& obj) {
                         : api::EncodeTypedJson(obj);
 }
 
+Result<json> DecodeObjectMembers(const api::ResourceInfo& res,
+                                 std::string_view bytes, int64_t revision,
+                                 const std::vector<std::string>& members) {
+  if (res.from_storage) return DecodeObject(res, bytes, revision);
+  json obj = json::object();
+  size_t left = members.size();
+  bool valid = true;
+  // One scan of the top level; a member counts at its first occurrence.
+  bool scanned =
+      left == 0 || ForEachTopLevelMember(bytes, [&](std::string_view name,
+                                                    std::string_view text) {
+        if (std::find(members.begin(), members.end(), name) == members.end() ||
+            obj.contains(name))
+          return true;
+        json value = ParseJson(text);
+        valid = !value.is_discarded();
+        obj[std::string(name)] = std::move(value);
+        return valid && --left > 0;
+      });
+  if (!scanned || !valid)
+    return Status(StatusCode::kInternal, "stored object is not valid JSON");
+  return obj;
+}
+
 Result<json> ServedAfterWrite(const api::ResourceInfo& res, json obj,
                               std::string_view bytes, int64_t revision) {
   if (res.to_storage || res.from_storage)
@@ -146,6 +171,28 @@ bool Filter::MetadataOnly() const {
     if (r.field != "metadata.name" && r.field != "metadata.namespace")
       return false;
   return true;
+}
+
+std::optional<std::vector<std::string>> Filter::MembersRead(
+    const api::ResourceInfo& res) const {
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  if (!labels.Empty()) add("metadata");
+  for (const auto& r : fields.requirements()) {
+    if (r.field == "metadata.name" || r.field == "metadata.namespace") {
+      add("metadata");
+      continue;
+    }
+    auto f = std::find_if(
+        res.selectable_fields.begin(), res.selectable_fields.end(),
+        [&r](const api::SelectableField& s) { return s.name == r.field; });
+    if (f == res.selectable_fields.end() || f->reads.empty())
+      return std::nullopt;
+    for (const std::string& m : f->reads) add(m);
+  }
+  return out;
 }
 
 Result<Filter> MakeFilter(const api::ResourceInfo& res,

@@ -16,8 +16,10 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/resource.h"
 #include "common/status.h"
@@ -47,6 +49,14 @@ Result<nlohmann::json> DecodeObject(const api::ResourceInfo& res,
 Result<nlohmann::json> DecodeObjectMetadata(const api::ResourceInfo& res,
                                             std::string_view bytes,
                                             int64_t revision);
+// Stored bytes → an object holding only the top-level `members` present
+// in them (no apiVersion, kind or resourceVersion added): what a selector
+// that reads only those members needs (Filter::MembersRead), for a fraction
+// of a whole parse. Kinds stored in another form (from_storage) are decoded
+// whole.
+Result<nlohmann::json> DecodeObjectMembers(
+    const api::ResourceInfo& res, std::string_view bytes, int64_t revision,
+    const std::vector<std::string>& members);
 // Served object → stored bytes.
 std::string EncodeObject(const api::ResourceInfo& res,
                          const nlohmann::json& obj);
@@ -83,6 +93,10 @@ struct Filter {
   // Whether Matches reads only metadata (labels, metadata.name and
   // metadata.namespace), so a DecodeObjectMetadata view is enough.
   bool MetadataOnly() const;
+  // The top-level members Matches reads, so that an object holding only
+  // those matches the same; nullopt when a field may read any member.
+  std::optional<std::vector<std::string>> MembersRead(
+      const api::ResourceInfo& res) const;
 };
 Result<Filter> MakeFilter(const api::ResourceInfo& res,
                           const std::string& label_selector,

@@ -1,6 +1,9 @@
 #include "registry/object_watcher.h"
 
 #include <deque>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "registry/api_errors.h"
 #include "registry/object_codec.h"
@@ -30,6 +33,7 @@ class StoreObjectWatcher : public ObjectWatcher {
       : registry_(registry),
         res_(res),
         filter_(std::move(filter)),
+        members_read_(filter_.MembersRead(res)),
         watcher_(std::move(watcher)),
         last_revision_(start_revision),
         bookmarks_(bookmarks),
@@ -119,9 +123,14 @@ class StoreObjectWatcher : public ObjectWatcher {
                  (prev_labels = StoredLabels(ev.prev_value))) {
         was_matching = filter_.labels.Matches(*prev_labels);
       } else {
-        // Usually labels alone decide: parse only the old metadata.
+        // Usually labels alone decide: parse only the old metadata; else
+        // only the members the selector reads (status, for
+        // status.phase), not the whole old object.
         auto prev = filter_.MetadataOnly()
                         ? DecodeObjectMetadata(res_, ev.prev_value, ev.revision)
+                    : members_read_
+                        ? DecodeObjectMembers(res_, ev.prev_value, ev.revision,
+                                              *members_read_)
                         : DecodeObject(res_, ev.prev_value, ev.revision);
         was_matching = prev.ok() && filter_.Matches(res_, *prev);
       }
@@ -137,6 +146,8 @@ class StoreObjectWatcher : public ObjectWatcher {
   Registry* registry_;
   const api::ResourceInfo& res_;
   Filter filter_;
+  // What filter_ reads of an object (Filter::MembersRead).
+  std::optional<std::vector<std::string>> members_read_;
   std::unique_ptr<store::Watcher> watcher_;
   int64_t last_revision_;
   bool bookmarks_;

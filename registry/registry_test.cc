@@ -445,9 +445,12 @@ TEST_F(RegistryTest, SelectedWatchSeesObjectsEnterAndLeave) {
   WatchOptions by_field = by_label;
   by_field.label_selector.clear();
   by_field.field_selector = "status.phase=Running";
+  WatchOptions by_both = by_field;
+  by_both.label_selector = "tier=web";
   auto wl = registry_->Watch(*pods_, "default", by_label);
   auto wf = registry_->Watch(*pods_, "default", by_field);
-  ASSERT_TRUE(wl.ok() && wf.ok());
+  auto wb = registry_->Watch(*pods_, "default", by_both);
+  ASSERT_TRUE(wl.ok() && wf.ok() && wb.ok());
   auto change = [&](const std::function<void(json&)>& f,
                     std::string_view subresource = "") {
     auto r = registry_->GuaranteedUpdate(*pods_, "default", "p", subresource,
@@ -474,6 +477,53 @@ TEST_F(RegistryTest, SelectedWatchSeesObjectsEnterAndLeave) {
             (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
   EXPECT_EQ(types(wf->get(), 3),
             (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+  // Labels and phase: in once both match (Running), out at the relabel.
+  EXPECT_EQ(types(wb->get(), 2),
+            (std::vector<std::string>{"ADDED", "DELETED"}));
+}
+
+// What a selector reads decides how much of an old value a selected watch
+// parses: the members its fields name, or everything when a field may read
+// any member.
+TEST_F(RegistryTest, FiltersKnowTheMembersTheyRead) {
+  auto members = [&](const api::ResourceInfo& res, const std::string& labels,
+                     const std::string& fields) {
+    auto f = MakeFilter(res, labels, fields);
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return f->MembersRead(res);
+  };
+  using Members = std::optional<std::vector<std::string>>;
+  EXPECT_EQ(members(*pods_, "", ""), Members(std::vector<std::string>{}));
+  EXPECT_EQ(members(*pods_, "tier=web", "status.phase=Running"),
+            Members({"metadata", "status"}));
+  EXPECT_EQ(members(*pods_, "", "spec.nodeName=w1,status.phase!=Failed"),
+            Members({"spec", "status"}));
+  EXPECT_EQ(members(*pods_, "", "metadata.name=p"), Members({"metadata"}));
+  const api::ResourceInfo* core_events =
+      api::Catalog::Get().Find("", "v1", "events");
+  const api::ResourceInfo* events_v1 =
+      api::Catalog::Get().Find("events.k8s.io", "v1", "events");
+  ASSERT_NE(core_events, nullptr);
+  ASSERT_NE(events_v1, nullptr);
+  EXPECT_EQ(members(*core_events, "", "source=kubelet"),
+            Members({"source", "reportingComponent"}));
+  // events.k8s.io/v1 fields are read through a conversion of the whole.
+  EXPECT_EQ(members(*events_v1, "", "reason=Started"), std::nullopt);
+}
+
+TEST_F(RegistryTest, DecodeObjectMembersParsesOnlyTheMembersAsked) {
+  json pod = Pod("p", {{"tier", "web"}});
+  pod["status"] = {{"phase", "Running"}};
+  std::string bytes = EncodeObject(*pods_, pod);
+  auto got = DecodeObjectMembers(*pods_, bytes, 7, {"status", "absent"});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, (json{{"status", {{"phase", "Running"}}}}));
+  auto filter = MakeFilter(*pods_, "", "status.phase=Running");
+  ASSERT_TRUE(filter.ok());
+  EXPECT_TRUE(filter->Matches(*pods_, *got));
+  EXPECT_FALSE(
+      DecodeObjectMembers(*pods_, R"({"status":{"phase":)", 7, {"status"})
+          .ok());
 }
 
 // A watch that selects by labels reads them from the stored bytes and

@@ -282,18 +282,25 @@ std::vector<SelectableField> CoreEventSelectableFields() {
   std::vector<SelectableField> out;
   for (const char* f : {"kind", "namespace", "name", "uid", "apiVersion",
                         "resourceVersion", "fieldPath"}) {
-    out.push_back({std::string("involvedObject.") + f, [f](const json& e) {
+    out.push_back({std::string("involvedObject.") + f,
+                   [f](const json& e) {
                      return Str(e, {"involvedObject", f});
-                   }});
+                   },
+                   {"involvedObject"}});
   }
-  out.push_back({"reason", [](const json& e) { return Str(e, {"reason"}); }});
+  out.push_back(
+      {"reason", [](const json& e) { return Str(e, {"reason"}); }, {"reason"}});
   out.push_back({"reportingComponent",
-                 [](const json& e) { return Str(e, {"reportingComponent"}); }});
-  out.push_back({"source", [](const json& e) {
+                 [](const json& e) { return Str(e, {"reportingComponent"}); },
+                 {"reportingComponent"}});
+  out.push_back({"source",
+                 [](const json& e) {
                    std::string s = Str(e, {"source", "component"});
                    return s.empty() ? Str(e, {"reportingComponent"}) : s;
-                 }});
-  out.push_back({"type", [](const json& e) { return Str(e, {"type"}); }});
+                 },
+                 {"source", "reportingComponent"}});
+  out.push_back(
+      {"type", [](const json& e) { return Str(e, {"type"}); }, {"type"}});
   return out;
 }
 
@@ -304,6 +311,7 @@ std::vector<SelectableField> EventsV1SelectableFields() {
     f.value = [core_fn](const json& obj) {
       return IsEventsV1(obj) ? core_fn(EventsV1ToCoreEvent(obj)) : core_fn(obj);
     };
+    f.reads.clear();  // the conversion reads the whole object
   }
   return out;
 }

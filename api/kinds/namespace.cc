@@ -142,9 +142,11 @@ std::vector<json> NamespaceCells(const json& ns, TimePoint now) {
 }
 
 std::vector<SelectableField> NamespaceSelectableFields() {
-  return {{"status.phase", [](const json& n) {
+  return {{"status.phase",
+           [](const json& n) {
              return Str(n, {"status", "phase"});
-           }}};
+           },
+           {"status"}}};
 }
 
 const Strategy* NamespaceStrategy() {

@@ -154,10 +154,12 @@ std::vector<json> NodeCells(const json& node, TimePoint now) {
 }
 
 std::vector<SelectableField> NodeSelectableFields() {
-  return {{"spec.unschedulable", [](const json& n) {
+  return {{"spec.unschedulable",
+           [](const json& n) {
              return std::string(Bool(n, {"spec", "unschedulable"}) ? "true"
                                                                    : "false");
-           }}};
+           },
+           {"spec"}}};
 }
 
 const Strategy* NodeStrategy() {

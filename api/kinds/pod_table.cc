@@ -152,9 +152,10 @@ PodSummary Summarize(const json& pod) {
 
 std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
 
-SelectableField Field(const char* name,
+// A pod field whose value is read from the member its name starts with.
+SelectableField Field(const std::string& name,
                       std::function<std::string(const json&)> fn) {
-  return SelectableField{name, std::move(fn)};
+  return SelectableField{name, std::move(fn), {name.substr(0, name.find('.'))}};
 }
 
 }  // namespace

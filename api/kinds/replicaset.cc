@@ -94,9 +94,11 @@ std::vector<json> ReplicaSetCells(const json& rs, TimePoint now) {
 
 std::vector<SelectableField> ReplicaSetSelectableFields() {
   return {
-      SelectableField{"status.replicas", [](const json& rs) {
+      SelectableField{"status.replicas",
+                      [](const json& rs) {
                         return std::to_string(Int(rs, {"status", "replicas"}));
-                      }}};
+                      },
+                      {"status"}}};
 }
 
 void DefaultReplicaSet(json& rs) {

@@ -496,11 +496,13 @@ std::vector<SelectableField> ServiceSelectableFields() {
       {"spec.clusterIP",
        [](const json& s) {
          return Str(s, {"spec", "clusterIP"});
-       }},
+       },
+       {"spec"}},
       {"spec.type",
        [](const json& s) {
          return Str(s, {"spec", "type"});
-       }},
+       },
+       {"spec"}},
   };
 }
 
