@@ -79,6 +79,7 @@ class ControllerManager {
   const ClusterSpec& cluster() const { return cluster_; }
   // Null before Start.
   Kubelets* kubelets() { return kubelets_.get(); }
+  Scheduler* scheduler() { return scheduler_.get(); }
   Informer* pod_informer() { return pods_.get(); }
   Informer* node_informer() { return nodes_.get(); }
   const std::vector<std::string>& system_pods() const { return system_pods_; }

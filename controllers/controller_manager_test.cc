@@ -284,6 +284,30 @@ TEST_F(ControllerManagerTest, SchedulerCountsWhatBoundPodsTakeAndFreeRoom) {
   EXPECT_TRUE(nodes.count(placed["spec"]["nodeName"]));
 }
 
+// A pod the scheduler binds is assumed on its node only until the informer
+// shows it bound, however quickly the informer's update follows the
+// binding: no entry is left behind for every later sync to walk (with the
+// assumption recorded after the binding, an update that came first left
+// one about one run in three of 60 pods).
+TEST_F(ControllerManagerTest, SchedulerForgetsEveryPodItSeesBound) {
+  StartCluster();
+  constexpr int kPods = 60;
+  for (int i = 0; i < kPods; ++i)
+    CreatePod("p-" + std::to_string(i), NginxSpec());
+  for (int i = 0; i < kPods; ++i) {
+    WaitForPod("p-" + std::to_string(i), [](const json& p) {
+      return ObjectAt(p, "status").value("phase", "") == "Running";
+    });
+  }
+  // Every binding reaches the informer (and its handlers) in the end; an
+  // entry left behind never goes.
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  while (cm_->scheduler()->AssumedPods() > 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(cm_->scheduler()->AssumedPods(), 0u);
+}
+
 TEST_F(ControllerManagerTest, PacedStagesWaitForTheFakeClock) {
   ControllerManagerOptions opts;
   StartCluster(opts);

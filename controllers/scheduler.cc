@@ -51,6 +51,7 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
             {
               std::lock_guard<std::mutex> l(mu_);
               CountLocked(key, &pod);
+              if (!NodeNameOf(pod).empty()) assumed_.erase(key);
             }
             if (Wants(pod)) queue_.Add(key);
           },
@@ -143,14 +144,10 @@ Status Scheduler::Sync(const std::string& key) {
     std::lock_guard<std::mutex> l(mu_);
     if (assumed_.count(key)) return Status::Ok();  // bound, cache behind
     // What each node has been assumed to take on top of the cache's sums.
+    // A pod is in one or the other: the handler that counts a pod seen
+    // bound forgets its assumption under the same lock.
     std::map<std::string, scheduling::Resources> assumed_by_node;
-    for (const auto& [k, a] : assumed_) {
-      // Seen bound already (its update raced our own record of it): in
-      // the sums when it still runs, nowhere when it has ended.
-      ObjectPtr ap = pods_->Get(k);
-      if (ap && !NodeNameOf(*ap).empty()) continue;
-      assumed_by_node[a.first] += a.second;
-    }
+    for (const auto& [k, a] : assumed_) assumed_by_node[a.first] += a.second;
     states.reserve(nodes_by_name_.size());
     for (const auto& [name, info] : nodes_by_name_) {
       scheduling::NodeState st;
@@ -188,8 +185,19 @@ Status Scheduler::Sync(const std::string& key) {
   wo.user.name = "system:kube-scheduler";
   wo.field_manager = "kube-scheduler";
   int64_t stamp = recorder_.ReserveStamp();
+  {
+    // Assumed on the node before the binding is written, as kube-scheduler
+    // assumes a pod before it binds: the informer's update of the bound pod
+    // (whose handler forgets the assumption) cannot come before this.
+    std::lock_guard<std::mutex> l(mu_);
+    assumed_[key] = {d.node, scheduling::PodRequestsForScoring(*pod)};
+  }
   auto bound = registry_->Bind(ns, name, binding, wo);
   if (!bound.ok()) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      assumed_.erase(key);
+    }
     // Already bound or gone: nothing left for us to do.
     if (bound.status().code() == StatusCode::kConflict ||
         bound.status().code() == StatusCode::kNotFound) {
@@ -199,7 +207,6 @@ Status Scheduler::Sync(const std::string& key) {
   }
   {
     std::lock_guard<std::mutex> l(mu_);
-    assumed_[key] = {d.node, scheduling::PodRequestsForScoring(*pod)};
     unschedulable_.erase(key);
     last_failure_.erase(key);
   }
@@ -207,6 +214,11 @@ Status Scheduler::Sync(const std::string& key) {
                   "Successfully assigned " + ns + "/" + name + " to " + d.node,
                   "", "Binding"};
   return recorder_.Record(*pod, rec, stamp);
+}
+
+size_t Scheduler::AssumedPods() {
+  std::lock_guard<std::mutex> l(mu_);
+  return assumed_.size();
 }
 
 void Scheduler::CountLocked(const std::string& key, const json* pod) {

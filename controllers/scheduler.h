@@ -59,6 +59,9 @@ class Scheduler {
   // Schedules (or fails to schedule) the pod with this key once.
   Status Sync(const std::string& key);
 
+  // Pods bound here that the pod informer has not shown bound yet.
+  size_t AssumedPods();
+
  private:
   bool Wants(const json& pod) const;
   void RequeueUnschedulable();

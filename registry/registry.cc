@@ -861,17 +861,18 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
     KMOCK_ASSIGN_OR_RETURN(
         json pod,
         served_cache_.DecodeCopy(*pods, key, cur->value, cur->mod_revision));
-    api::ResourceInfo binding_res = *pods;
-    binding_res.plural = "pods/binding";
+    auto conflict = [&](const std::string& message) {
+      api::ResourceInfo binding_res = *pods;
+      binding_res.plural = "pods/binding";
+      return Conflict(binding_res, name, message);
+    };
     if (IsDeleting(pod))
-      return Conflict(
-          binding_res, name,
-          "pod " + name + " is being deleted, cannot be assigned to a host");
+      return conflict("pod " + name +
+                      " is being deleted, cannot be assigned to a host");
     std::string bound = pod["spec"].value("nodeName", "");
     if (!bound.empty())
-      return Conflict(
-          binding_res, name,
-          "pod " + name + " is already assigned to node \"" + bound + "\"");
+      return conflict("pod " + name + " is already assigned to node \"" +
+                      bound + "\"");
     pod["spec"]["nodeName"] = node;
     json& status = pod["status"];
     if (!status.is_object()) status = json::object();
