@@ -267,6 +267,16 @@ struct UpdateSets {
   FieldSet changed, removed, mine;
 };
 
+// The top-level members whose whole subtree is reset ("spec" for a status
+// write): a comparison need not look inside them, SetsOf drops it all.
+std::vector<std::string> ResetMembers(const std::vector<Path>& reset_fields) {
+  std::vector<std::string> out;
+  for (const Path& p : reset_fields) {
+    if (p.size() == 1 && p[0].starts_with("f:")) out.push_back(p[0].substr(2));
+  }
+  return out;
+}
+
 UpdateSets SetsOf(Comparison c, const FieldSet& reset) {
   UpdateSets u;
   // The comparison's sets are consumed in place, not copied.
@@ -358,6 +368,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   const bool create = old_obj.is_null();
   const TypeNode rt = TypeNode::ForType(&resolver, root);
   const FieldSet reset = ResetSet(m.reset_fields);
+  const std::vector<std::string> skip = ResetMembers(m.reset_fields);
   const json* stored = create ? nullptr : ManagedFieldsOf(old_obj);
   const json* sent = ManagedFieldsOf(new_obj);
   const bool from_stored = !m.subresource.empty() || sent == nullptr;
@@ -367,7 +378,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   // compared as it is, its managedFields left out of what was removed.
   if (stored != nullptr && (from_stored || *sent == *stored)) {
     new_obj = WithoutManagedFields(std::move(new_obj));
-    Comparison c = Compare(old_obj, new_obj, rt);
+    Comparison c = Compare(old_obj, new_obj, rt, skip);
     c.removed = std::move(c.removed).Difference(ManagedFieldsPath());
     UpdateSets u = SetsOf(std::move(c), reset);
     if (auto list = UpdateStoredEntries(*stored, u, m)) {
@@ -394,7 +405,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
 
   const json old_view =
       create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
-  const UpdateSets u = SetsOf(Compare(old_view, new_obj, rt), reset);
+  const UpdateSets u = SetsOf(Compare(old_view, new_obj, rt, skip), reset);
   for (ManagedEntry& e : entries) {
     e.fields = std::move(e.fields).Difference(u.changed).Difference(u.removed);
   }

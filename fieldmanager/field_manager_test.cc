@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/clock.h"
+#include "fieldmanager/typed_ops.h"
 
 namespace kmock::fieldmanager {
 namespace {
@@ -527,6 +528,35 @@ TEST(UpdateManagedFieldsTest, StoredEntriesPathMatchesGeneralPath) {
     EXPECT_EQ(mf[2]["subresource"], "status");
     EXPECT_EQ(mf[2]["fieldsV1"],
               json::parse(R"({"f:status":{"f:replicas":{}}})"));
+  }
+}
+
+// A comparison that skips a top-level member finds what the full one finds
+// outside it, and nothing inside it, whether the member changed or is
+// missing on one side.
+TEST(CompareTest, SkippedTopLevelMembersAreLeftOut) {
+  TypeResolver resolver = [](std::string_view n) { return S().Find(n); };
+  const TypeNode rt = TypeNode::ForType(&resolver, DeploymentType());
+  json old = NginxDeployment();
+  json next = old;
+  next["spec"]["replicas"] = 3;
+  next["status"]["replicas"] = 3;
+  next["metadata"]["labels"]["tier"] = "web";
+  json no_spec = next;
+  no_spec.erase("spec");
+  FieldSet spec;
+  spec.Insert({"f:spec"});
+  for (const json* rhs : {&next, &no_spec}) {
+    Comparison full = Compare(old, *rhs, rt);
+    Comparison skipped = Compare(old, *rhs, rt, {"spec"});
+    EXPECT_TRUE(full.modified.Has({"f:status", "f:replicas"}) ||
+                full.added.Has({"f:status", "f:replicas"}));
+    EXPECT_FALSE(full.modified.RecursiveDifference(spec) == full.modified &&
+                 full.removed.RecursiveDifference(spec) == full.removed)
+        << "the change must touch spec for the test to mean anything";
+    EXPECT_EQ(skipped.added, full.added.RecursiveDifference(spec));
+    EXPECT_EQ(skipped.modified, full.modified.RecursiveDifference(spec));
+    EXPECT_EQ(skipped.removed, full.removed.RecursiveDifference(spec));
   }
 }
 

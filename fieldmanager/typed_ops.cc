@@ -1,5 +1,6 @@
 #include "fieldmanager/typed_ops.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -156,7 +157,7 @@ Status ToSet(const json& v, const TypeNode& t, const Path& path, bool strict,
 // so an unchanged subtree costs one deep comparison and no walk: a status
 // write leaves spec and most metadata as they were).
 void CompareAt(const json* l, const json* r, const TypeNode& t, Path* path,
-               Comparison* c) {
+               Comparison* c, const std::vector<std::string>* skip = nullptr) {
   Kind k = EffectiveKind(l, r, t);
   if (!IsContainer(k) || (EmptyContainer(l) && EmptyContainer(r))) {
     if (l == nullptr) {
@@ -196,6 +197,9 @@ void CompareAt(const json* l, const json* r, const TypeNode& t, Path* path,
         lc = &*li++;
         rc = &*ri++;
       }
+      if (skip != nullptr &&
+          std::find(skip->begin(), skip->end(), key) != skip->end())
+        continue;
       child(lc, rc, t.Child(key), "f:" + key);
     }
   } else {
@@ -270,11 +274,12 @@ Result<FieldSet> ToFieldSet(const json& value, const TypeNode& type,
   return out;
 }
 
-Comparison Compare(const json& lhs, const json& rhs, const TypeNode& type) {
+Comparison Compare(const json& lhs, const json& rhs, const TypeNode& type,
+                   const std::vector<std::string>& skip) {
   Comparison c;
   if (lhs == rhs) return c;
   Path path;
-  CompareAt(&lhs, &rhs, type, &path, &c);
+  CompareAt(&lhs, &rhs, type, &path, &c, skip.empty() ? nullptr : &skip);
   return c;
 }
 

@@ -8,6 +8,8 @@
 #define KMOCK_FIELDMANAGER_TYPED_OPS_H_
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "fieldmanager/field_set.h"
@@ -28,9 +30,12 @@ struct Comparison {
 };
 
 // What changed from lhs to rhs. Containers absent on one side count as
-// added or removed themselves (the `.` of fieldsV1).
+// added or removed themselves (the `.` of fieldsV1). The top-level members
+// named in skip ("spec") are left out, as if equal: for a write whose
+// caller drops every path below them anyway (reset fields).
 Comparison Compare(const nlohmann::json& lhs, const nlohmann::json& rhs,
-                   const TypeNode& type);
+                   const TypeNode& type,
+                   const std::vector<std::string>& skip = {});
 
 // Merges an apply configuration into live: objects merge key by key,
 // keyed lists item by item, set lists as unions, everything else is

@@ -575,9 +575,14 @@ class SlowWatchTest(harness.ServerTestCase):
     def test_a_watch_that_falls_behind_ends_quietly(self):
         self.kubectl.run("create", "deployment", "crowd", "--image=nginx:1.25",
                          "--replicas=1")
-        # -o json: each event is kilobytes, so kubectl soon blocks on the
-        # pipe nobody reads, stops reading its watch, and the server's queue
-        # of ten events for it overflows while the pods come up.
+        # A 16 KiB annotation on every pod: the events of 200 pods (about
+        # 20 MB as -o json prints them) are far more than the pipe nobody
+        # reads and the socket buffers hold, so kubectl blocks on the pipe,
+        # stops reading its watch, and the server's queue of ten events for
+        # it overflows while the pods come up, however fast the server is.
+        self.kubectl.run("patch", "deployment", "crowd", "-p", json.dumps(
+            {"spec": {"template": {"metadata": {
+                "annotations": {"filler": "x" * 16384}}}}}))
         watch = subprocess.Popen(
             self.kubectl.argv("get", "pods", "-w", "-o", "json"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
