@@ -48,18 +48,28 @@ Result<json> DecodeObject(const api::ResourceInfo& res, std::string_view bytes,
   return obj;
 }
 
+namespace {
+
+// The text of a metadata member parsed without managedFields (the other
+// members copied into one text for the parser, which also unescapes keys);
+// discarded when it is not an object.
+json ParseMetadataText(std::string_view text) {
+  std::optional<std::string> kept = ObjectWithoutMember(text, "managedFields");
+  json metadata = kept ? ParseJson(*kept) : json();
+  if (!metadata.is_object()) return json(json::value_t::discarded);
+  return metadata;
+}
+
+}  // namespace
+
 Result<json> DecodeObjectMetadata(const api::ResourceInfo& res,
                                   std::string_view bytes, int64_t revision) {
   json metadata;
   std::optional<std::string_view> text;
   if (!res.from_storage) text = TopLevelMember(bytes, "metadata");
   if (text) {
-    // The members but managedFields, copied into one text for the parser
-    // (which also unescapes keys).
-    std::optional<std::string> kept =
-        ObjectWithoutMember(*text, "managedFields");
-    metadata = kept ? ParseJson(*kept) : json();
-    if (metadata.is_discarded() || !metadata.is_object())
+    metadata = ParseMetadataText(*text);
+    if (metadata.is_discarded())
       return Status(StatusCode::kInternal, "stored object is not valid JSON");
   } else {
     KMOCK_ASSIGN_OR_RETURN(json whole, DecodeObject(res, bytes, revision));
@@ -104,7 +114,8 @@ Result<json> DecodeObjectMembers(const api::ResourceInfo& res,
         if (std::find(members.begin(), members.end(), name) == members.end() ||
             obj.contains(name))
           return true;
-        json value = ParseJson(text);
+        json value =
+            name == "metadata" ? ParseMetadataText(text) : ParseJson(text);
         valid = !value.is_discarded();
         obj[std::string(name)] = std::move(value);
         return valid && --left > 0;
@@ -163,13 +174,6 @@ bool Filter::Matches(const api::ResourceInfo& res, const json& obj) const {
   if (!fields.Empty())
     return fields.Matches(
         [&](const std::string& f) { return FieldValue(res, obj, f); });
-  return true;
-}
-
-bool Filter::MetadataOnly() const {
-  for (const auto& r : fields.requirements())
-    if (r.field != "metadata.name" && r.field != "metadata.namespace")
-      return false;
   return true;
 }
 

@@ -50,10 +50,10 @@ Result<nlohmann::json> DecodeObjectMetadata(const api::ResourceInfo& res,
                                             std::string_view bytes,
                                             int64_t revision);
 // Stored bytes → an object holding only the top-level `members` present
-// in them (no apiVersion, kind or resourceVersion added): what a selector
-// that reads only those members needs (Filter::MembersRead), for a fraction
-// of a whole parse. Kinds stored in another form (from_storage) are decoded
-// whole.
+// in them (no apiVersion, kind or resourceVersion added; metadata without
+// managedFields, which no selector reads): what a selector that reads only
+// those members needs (Filter::MembersRead), for a fraction of a whole
+// parse. Kinds stored in another form (from_storage) are decoded whole.
 Result<nlohmann::json> DecodeObjectMembers(
     const api::ResourceInfo& res, std::string_view bytes, int64_t revision,
     const std::vector<std::string>& members);
@@ -90,9 +90,6 @@ struct Filter {
   FieldSelector fields;
   bool Empty() const { return labels.Empty() && fields.Empty(); }
   bool Matches(const api::ResourceInfo& res, const nlohmann::json& obj) const;
-  // Whether Matches reads only metadata (labels, metadata.name and
-  // metadata.namespace), so a DecodeObjectMetadata view is enough.
-  bool MetadataOnly() const;
   // The top-level members Matches reads, so that an object holding only
   // those matches the same; nullopt when a field may read any member.
   std::optional<std::vector<std::string>> MembersRead(

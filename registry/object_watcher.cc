@@ -123,12 +123,9 @@ class StoreObjectWatcher : public ObjectWatcher {
                  (prev_labels = StoredLabels(ev.prev_value))) {
         was_matching = filter_.labels.Matches(*prev_labels);
       } else {
-        // Usually labels alone decide: parse only the old metadata; else
-        // only the members the selector reads (status, for
-        // status.phase), not the whole old object.
-        auto prev = filter_.MetadataOnly()
-                        ? DecodeObjectMetadata(res_, ev.prev_value, ev.revision)
-                    : members_read_
+        // Only the members of the old value the selector reads (metadata
+        // for labels and names, status for status.phase), not all of it.
+        auto prev = members_read_
                         ? DecodeObjectMembers(res_, ev.prev_value, ev.revision,
                                               *members_read_)
                         : DecodeObject(res_, ev.prev_value, ev.revision);

@@ -524,6 +524,13 @@ TEST_F(RegistryTest, DecodeObjectMembersParsesOnlyTheMembersAsked) {
   EXPECT_FALSE(
       DecodeObjectMembers(*pods_, R"({"status":{"phase":)", 7, {"status"})
           .ok());
+  // Metadata comes without managedFields, which no selector reads.
+  pod["metadata"]["managedFields"] = json::array({{{"manager", "m"}}});
+  auto meta =
+      DecodeObjectMembers(*pods_, EncodeObject(*pods_, pod), 7, {"metadata"});
+  ASSERT_TRUE(meta.ok()) << meta.status().message();
+  EXPECT_EQ((*meta)["metadata"]["labels"]["tier"], "web");
+  EXPECT_FALSE((*meta)["metadata"].contains("managedFields"));
 }
 
 // A watch that selects by labels reads them from the stored bytes and
