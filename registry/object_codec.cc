@@ -143,24 +143,36 @@ Result<int64_t> ParseResourceVersion(const std::string& rv) {
   return n;
 }
 
-bool IsSelectableField(const api::ResourceInfo& res, const std::string& field) {
-  if (field == "metadata.name" || field == "metadata.namespace") return true;
+namespace {
+
+bool IsMetadataField(const std::string& field) {
+  return field == "metadata.name" || field == "metadata.namespace";
+}
+
+// The kind's own selectable field of that name, or null.
+const api::SelectableField* KindField(const api::ResourceInfo& res,
+                                      const std::string& field) {
   for (const auto& f : res.selectable_fields)
-    if (f.name == field) return true;
-  return false;
+    if (f.name == field) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsSelectableField(const api::ResourceInfo& res, const std::string& field) {
+  return IsMetadataField(field) || KindField(res, field) != nullptr;
 }
 
 std::string FieldValue(const api::ResourceInfo& res, const json& obj,
                        const std::string& field) {
-  if (field == "metadata.name" || field == "metadata.namespace") {
+  if (IsMetadataField(field)) {
     auto m = obj.find("metadata");
     if (m == obj.end() || !m->is_object()) return "";
     auto v = m->find(field == "metadata.name" ? "name" : "namespace");
     return (v != m->end() && v->is_string()) ? v->get<std::string>() : "";
   }
-  for (const auto& f : res.selectable_fields)
-    if (f.name == field) return f.value(obj);
-  return "";
+  const api::SelectableField* f = KindField(res, field);
+  return f ? f->value(obj) : "";
 }
 
 bool Filter::Matches(const api::ResourceInfo& res, const json& obj) const {
@@ -185,15 +197,12 @@ std::optional<std::vector<std::string>> Filter::MembersRead(
   };
   if (!labels.Empty()) add("metadata");
   for (const auto& r : fields.requirements()) {
-    if (r.field == "metadata.name" || r.field == "metadata.namespace") {
+    if (IsMetadataField(r.field)) {
       add("metadata");
       continue;
     }
-    auto f = std::find_if(
-        res.selectable_fields.begin(), res.selectable_fields.end(),
-        [&r](const api::SelectableField& s) { return s.name == r.field; });
-    if (f == res.selectable_fields.end() || f->reads.empty())
-      return std::nullopt;
+    const api::SelectableField* f = KindField(res, r.field);
+    if (f == nullptr || f->reads.empty()) return std::nullopt;
     for (const std::string& m : f->reads) add(m);
   }
   return out;
