@@ -249,22 +249,32 @@ std::string Informer::LastResourceVersion() const {
 
 void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
   if (!add) {
-    for (const auto& [name, value] : e.index_values) {
-      auto& by_value = indexes_[name];
-      auto keys = by_value.find(value);
-      if (keys == by_value.end()) continue;
-      keys->second.erase(std::string_view(key));
-      if (keys->second.empty()) by_value.erase(keys);
-    }
-    e.index_values.clear();
+    UnindexLocked(key, e);
     return;
   }
+  std::vector<std::pair<std::string, std::string>> values;
   for (const auto& [name, fn] : index_fns_) {
-    for (auto& v : fn(e.hot->value())) {
-      indexes_[name][v].emplace(std::string_view(key), &e);
-      e.index_values.emplace_back(name, std::move(v));
-    }
+    for (auto& v : fn(e.hot->value())) values.emplace_back(name, std::move(v));
   }
+  // Most updates (a status write) leave every indexed value as it was;
+  // the entry stays where it is, at the same address.
+  if (values == e.index_values) return;
+  UnindexLocked(key, e);
+  for (const auto& [name, v] : values) {
+    indexes_[name][v].emplace(std::string_view(key), &e);
+  }
+  e.index_values = std::move(values);
+}
+
+void Informer::UnindexLocked(const std::string& key, Entry& e) {
+  for (const auto& [name, value] : e.index_values) {
+    auto& by_value = indexes_[name];
+    auto keys = by_value.find(value);
+    if (keys == by_value.end()) continue;
+    keys->second.erase(std::string_view(key));
+    if (keys->second.empty()) by_value.erase(keys);
+  }
+  e.index_values.clear();
 }
 
 void Informer::MakeHotLocked(const std::string& key, Entry& e,
@@ -317,7 +327,6 @@ void Informer::Upsert(registry::ServedPtr served) {
     if (existed) {
       old = TreeLocked(e);
       if (!old) old_compact = e.compact;
-      IndexLocked(it->first, e, false);
     }
     e.resource_version =
         ObjectAt(*obj, "metadata").value("resourceVersion", "");

@@ -172,8 +172,11 @@ class Informer {
                      std::vector<registry::ServedPtr>* released);
   void CoolOverLimitLocked(std::vector<registry::ServedPtr>* released);
   // Adds or removes the entry in every index. key must be the entry's own
-  // key in items_ (the index refers to it).
+  // key in items_ (the index refers to it). Adding an entry that is already
+  // indexed moves it to its object's current values (nothing to do when
+  // they did not change).
   void IndexLocked(const std::string& key, Entry& e, bool add);
+  void UnindexLocked(const std::string& key, Entry& e);
 
   registry::Registry* registry_;
   const api::ResourceInfo* resource_;

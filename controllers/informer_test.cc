@@ -166,6 +166,40 @@ TEST_F(InformerTest, ColdObjectsReadBackAsTheyWereWithoutManagedFields) {
   EXPECT_EQ(deleted, (std::vector<std::string>{"even"}));
 }
 
+// An update that leaves an indexed value as it was keeps the entry under
+// that value, and the index hands out the new revision.
+TEST_F(InformerTest, UpdateKeepingIndexedValuesServesTheNewRevision) {
+  informer_ =
+      std::make_unique<Informer>(registry_.get(), leases_, InformerOptions{});
+  informer_->AddIndex("holder", [](const json& o) {
+    return std::vector<std::string>{
+        o["spec"].value("holderIdentity", std::string())};
+  });
+  informer_->Start();
+  ASSERT_TRUE(informer_->WaitForSync(milliseconds(5000)));
+  json first = Write("l0", "a");
+  Write("l1", "b");
+  json relabelled = first;
+  relabelled["metadata"]["labels"] = {{"tier", "web"}};
+  registry::WriteOptions wo;
+  wo.field_manager = "test";
+  auto r = registry_->Update(*leases_, "default", "l0", "", relabelled, wo);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  WaitFor(r->object);
+  std::vector<ObjectPtr> held = informer_->ByIndex("holder", "a");
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0]->at("metadata").at("resourceVersion"),
+            r->object["metadata"]["resourceVersion"]);
+  EXPECT_EQ(held[0]->at("metadata").at("labels").at("tier"), "web");
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "b")),
+            (std::vector<std::string>{"l1"}));
+  // Then a change of the value moves it.
+  WaitFor(Write("l0", "b"));
+  EXPECT_TRUE(informer_->ByIndex("holder", "a").empty());
+  EXPECT_EQ(Names(informer_->ByIndex("holder", "b")),
+            (std::vector<std::string>{"l0", "l1"}));
+}
+
 // Cold objects are kept compressed against a sample of their resource:
 // leases that differ in name and holder take a fraction of their text.
 TEST_F(InformerTest, ColdObjectsTakeAFractionOfTheirText) {

@@ -56,6 +56,7 @@ void EventExpiry::Stop() {
     stop_ = true;
     if (watch_) watch_->Stop();
   }
+  stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -71,7 +72,9 @@ void EventExpiry::Loop() {
     auto r = RunOnce(wait);
     // A failed round (the store closing, a list failing) is retried after
     // a pause; the next round relists if the watch is gone.
-    if (!r.ok() && !stop_) std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::unique_lock<std::mutex> l(watch_mu_);
+    stop_cv_.wait_for(l, r.ok() ? kRoundInterval : std::chrono::seconds(1),
+                      [&] { return stop_.load(); });
   }
 }
 

@@ -17,7 +17,9 @@
 // after the latest of their creationTimestamp, lastTimestamp and eventTime
 // (the write time is not stored); later writes, the TTL after the loop saw
 // them. Times come from the injected Clock; the loop wakes at the next
-// expiry or within a second.
+// expiry or within a second, and takes in the writes at most every
+// kRoundInterval (a burst of events wakes it ten times a second, not once
+// per event: an hour's TTL does not need the writes the moment they land).
 //
 // Thread safety: Start and Stop from one thread (Stop may run while the loop
 // waits); RunOnce (for tests) must not run while the loop runs.
@@ -26,6 +28,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -72,6 +75,8 @@ class EventExpiry {
     bool operator>(const Due& o) const { return expiry > o.expiry; }
   };
 
+  static constexpr std::chrono::milliseconds kRoundInterval{100};
+
   Status Relist();
   void Track(const std::string& key, int64_t revision, TimePoint expiry);
   Result<int> DeleteDue();
@@ -84,6 +89,7 @@ class EventExpiry {
   // Replaced only by the loop's thread (which reads it without the lock);
   // Stop reaches it under the lock.
   std::mutex watch_mu_;
+  std::condition_variable stop_cv_;  // with watch_mu_: Stop was called
   std::unique_ptr<store::Watcher> watch_;
   std::unordered_map<std::string, Entry> by_key_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;

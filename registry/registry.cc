@@ -92,6 +92,55 @@ void KeepSystemMetadata(json& obj, const json& old) {
     m["namespace"] = om.value("namespace", "");
 }
 
+// The object as a read-modify-write caller gets it: a copy without
+// metadata.managedFields, which controllers neither read nor write (their
+// informers strip them) and the write takes from the stored object. Copying
+// them only to drop them again was a third of the tree.
+json CopyForMutation(const json& stored) {
+  if (!stored.is_object()) return stored;
+  json out = json::object();
+  for (auto it = stored.begin(); it != stored.end(); ++it) {
+    if (it.key() != "metadata" || !it->is_object()) {
+      out.emplace(it.key(), *it);
+      continue;
+    }
+    json meta = json::object();
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      if (m.key() != "managedFields") meta.emplace(m.key(), *m);
+    }
+    out.emplace(it.key(), std::move(meta));
+  }
+  return out;
+}
+
+// Whether a mutation left `mine` (from CopyForMutation) as `stored` was,
+// managedFields aside. Members are compared last first: a controller's
+// change is usually in the status, which comes last.
+bool UnchangedByMutation(const json& mine, const json& stored) {
+  if (!mine.is_object() || !stored.is_object()) return mine == stored;
+  const json* stored_fields = nullptr;
+  if (auto md = stored.find("metadata"); md != stored.end() && md->is_object())
+    if (auto mf = md->find("managedFields"); mf != md->end())
+      stored_fields = &*mf;
+  if (mine.size() != stored.size()) return false;
+  for (auto a = mine.crbegin(), b = stored.crbegin(); a != mine.crend();
+       ++a, ++b) {
+    if (a.key() != b.key()) return false;
+    if (a.key() != "metadata" || stored_fields == nullptr) {
+      if (*a != *b) return false;
+      continue;
+    }
+    // The stored metadata has one member more: managedFields.
+    if (!a->is_object() || a->size() + 1 != b->size()) return false;
+    for (auto m = b->begin(); m != b->end(); ++m) {
+      if (&*m == stored_fields) continue;
+      auto mm = a->find(m.key());
+      if (mm == a->end() || *mm != *m) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng,
@@ -694,9 +743,9 @@ Result<Registry::Updated> Registry::UpdateWithRetries(
         ServedPtr current,
         served_cache_.Decode(res, key, cur->value, cur->mod_revision));
     const json& old = current->value();
-    json obj = old;
+    json obj = CopyForMutation(old);
     KMOCK_RETURN_IF_ERROR(mutate(obj));
-    if (obj == old) return Updated{current, json()};
+    if (UnchangedByMutation(obj, old)) return Updated{current, json()};
     auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
                             std::move(obj), opts);
     if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;

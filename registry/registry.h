@@ -204,7 +204,9 @@ class Registry {
   // In-process read-modify-write for controllers: mutate() gets the current
   // object and changes it (returning an error aborts). Retries on conflict.
   // A mutation that changes nothing writes nothing. subresource "" or
-  // "status".
+  // "status". The object comes without metadata.managedFields, as a
+  // controller's informer holds it; the write keeps the stored entries and
+  // records the caller's changes under opts.field_manager.
   Result<json> GuaranteedUpdate(const api::ResourceInfo& res,
                                 std::string_view ns, std::string_view name,
                                 std::string_view subresource,

@@ -94,6 +94,60 @@ TEST_F(RegistryTest, StatusWritesDoNotValidateTheStoredSpec) {
       << main.status().message();
 }
 
+// A controller's read-modify-write sees the object without managedFields
+// (as its informer holds it); the write keeps the stored entries and adds
+// the writer's, and a mutation that changes nothing writes nothing.
+TEST_F(RegistryTest, GuaranteedUpdateMutatesWithoutManagedFields) {
+  WriteOptions creator;
+  creator.field_manager = "creator";
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("m"), creator).ok());
+  WriteOptions kubelet;
+  kubelet.field_manager = "kubelet";
+  bool saw_fields = true;
+  auto r = registry_->GuaranteedUpdate(
+      *pods_, "default", "m", "status",
+      [&](json& o) {
+        saw_fields = o["metadata"].contains("managedFields");
+        o["status"]["phase"] = "Running";
+        return Status::Ok();
+      },
+      kubelet);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(saw_fields);
+  std::vector<std::string> managers;
+  for (const json& e : (*r)["metadata"]["managedFields"])
+    managers.push_back(e["manager"]);
+  EXPECT_EQ(managers, (std::vector<std::string>{"creator", "kubelet"}));
+  EXPECT_TRUE(
+      (*r)["metadata"]["managedFields"][1]["fieldsV1"]["f:status"].contains(
+          "f:phase"));
+
+  const int64_t before = storage_->CurrentRevision();
+  for (const char* sub : {"", "status"}) {
+    auto same = registry_->GuaranteedUpdate(
+        *pods_, "default", "m", sub,
+        [](json& o) {
+          o["status"]["phase"] = "Running";
+          return Status::Ok();
+        },
+        kubelet);
+    ASSERT_TRUE(same.ok()) << same.status().ToString();
+    EXPECT_EQ((*same)["metadata"]["managedFields"],
+              (*r)["metadata"]["managedFields"]);
+  }
+  EXPECT_EQ(storage_->CurrentRevision(), before);
+  // A change to the metadata alone is a change.
+  auto labelled = registry_->GuaranteedUpdate(
+      *pods_, "default", "m", "",
+      [](json& o) {
+        o["metadata"]["labels"]["tier"] = "web";
+        return Status::Ok();
+      },
+      kubelet);
+  ASSERT_TRUE(labelled.ok()) << labelled.status().ToString();
+  EXPECT_GT(storage_->CurrentRevision(), before);
+}
+
 TEST_F(RegistryTest, CreateSetsSystemMetadataAndDefaults) {
   auto r = registry_->Create(*pods_, "default", Pod("hello"), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();

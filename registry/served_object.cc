@@ -92,11 +92,10 @@ ServedPtr ServedObjectCache::Lookup(size_t slot, const api::ResourceInfo& res,
                                     std::string_view key, int64_t revision) {
   std::lock_guard<std::mutex> l(locks_[slot % kStripes]);
   const Slot& s = slots_[slot];
-  if (s.object && s.res == &res && s.revision == revision && s.key == key) {
-    hits_.fetch_add(1, std::memory_order_relaxed);
-    return s.object;
-  }
-  return nullptr;
+  if (s.res != &res || s.revision != revision || s.key != key) return nullptr;
+  ServedPtr found = s.object ? s.object : s.held.lock();
+  if (found) hits_.fetch_add(1, std::memory_order_relaxed);
+  return found;
 }
 
 Result<ServedPtr> ServedObjectCache::DecodeMetadata(
@@ -140,6 +139,7 @@ Result<ServedPtr> ServedObjectCache::Decode(const api::ResourceInfo& res,
     s.revision = revision;
     s.key.assign(key);
     evicted = std::exchange(s.object, served);
+    s.held = served;
     charged_.fetch_add(charge, std::memory_order_relaxed);
     charged_.fetch_sub(s.charge, std::memory_order_relaxed);
     s.charge = charge;

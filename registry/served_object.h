@@ -11,7 +11,12 @@
 // informers, kubectl get -w, client informers) decode it once between them.
 // It is bounded twice: a fixed number of direct-mapped slots, and a budget
 // of bytes (an estimate of the decoded objects' size) enforced by a clock
-// hand that empties slots in turn until the cache is back under it.
+// hand that empties slots in turn until the cache is back under it. A slot
+// the hand empties keeps a weak reference: while someone else still holds
+// the object (an informer's cache, a controller in the middle of a sync),
+// a lookup of that revision finds it instead of decoding the bytes again,
+// which is what a read-modify-write of a pod the informers just delivered
+// asks for; the budget counts only what the cache itself keeps alive.
 //
 // Thread safety: a ServedObject is immutable once built (its bytes are
 // encoded, and a bytes-only object's tree parsed, under std::call_once);
@@ -141,6 +146,8 @@ class ServedObjectCache {
     int64_t revision = 0;
     std::string key;
     ServedPtr object;
+    // The same object, left behind when the hand empties the slot.
+    std::weak_ptr<const ServedObject> held;
     size_t charge = 0;
   };
   std::array<std::mutex, kStripes> locks_;

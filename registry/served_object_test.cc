@@ -230,6 +230,34 @@ TEST(ServedObjectCacheTest, KeepsTheNewestObjectWhenOverBudget) {
   }
 }
 
+// An object the budget pushed out is still found while someone holds it
+// (an informer, a controller mid-sync), without a second decode; once
+// nobody does, its revision is decoded again.
+TEST(ServedObjectCacheTest, FindsPushedOutObjectsWhileTheyAreHeld) {
+  ServedObjectCache cache(/*budget_bytes=*/1);
+  std::string bytes = PodBytes("held", 4 << 10);
+  const std::string key = "/registry/pods/default/held";
+  auto held = cache.Decode(Pods(), key, bytes, 1);
+  ASSERT_TRUE(held.ok());
+  {
+    auto other = cache.Decode(Pods(), key, bytes, 2);  // pushes out rev 1
+    ASSERT_TRUE(other.ok());
+    auto dropped = cache.Decode(Pods(), key, bytes, 3);  // pushes out rev 2
+    ASSERT_TRUE(dropped.ok());
+  }
+  const uint64_t misses = cache.misses();
+  auto again = cache.Decode(Pods(), key, bytes, 1);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), held->get());
+  EXPECT_EQ(cache.misses(), misses);
+  auto copy = cache.DecodeCopy(Pods(), key, bytes, 1);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(cache.misses(), misses);
+  // Revision 2 was pushed out and nobody holds it: decoded anew.
+  ASSERT_TRUE(cache.Decode(Pods(), key, bytes, 2).ok());
+  EXPECT_EQ(cache.misses(), misses + 1);
+}
+
 TEST(ServedObjectTest, ListItemsLeaveOutKindAndApiVersion) {
   ServedObjectCache cache;
   auto pod = cache.Decode(Pods(), "/registry/pods/default/a", PodBytes("a"), 4);
