@@ -284,7 +284,8 @@ UpdateSets SetsOf(Comparison c, const FieldSet& reset) {
   // Reset fields limit what this writer may take, not what others own: a
   // status write must not take spec ownership from the spec's appliers.
   u.removed = std::move(c.removed).RecursiveDifference(reset);
-  u.mine = Filter(u.changed, reset);
+  // Filter(u.changed, reset), whose reset part is already gone from changed.
+  u.mine = u.changed.Difference(StrippedFields());
   return u;
 }
 

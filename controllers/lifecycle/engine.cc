@@ -55,7 +55,7 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
       if (c.started_at != TimePoint{}) {
         t["startedAt"] = FormatRfc3339(c.started_at);
       }
-      state["terminated"] = t;
+      state["terminated"] = std::move(t);
       break;
     }
     default:
@@ -64,7 +64,7 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
                                          : "ContainerCreating"}};
       break;
   }
-  s["state"] = state;
+  s["state"] = std::move(state);
   s["lastState"] = json::object();
   s["ready"] = c.ready;
   s["restartCount"] = 0;
@@ -83,7 +83,7 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
       }
       mounts.push_back(std::move(vm));
     }
-    if (!mounts.empty() && created) s["volumeMounts"] = mounts;
+    if (!mounts.empty() && created) s["volumeMounts"] = std::move(mounts);
   }
   return s;
 }
@@ -209,11 +209,20 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
 }
 
 json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
-  json status = ObjectAt(pod, "status");
-  if (!status.is_object()) status = json::object();
+  const json& old_status = ObjectAt(pod, "status");
   if (!rt.sandbox) {
+    json status = old_status.is_object() ? old_status : json::object();
     if (!status.contains("phase")) status["phase"] = "Pending";
     return status;
+  }
+  // The stored status, but for the lists rendered below (not copied only
+  // to be replaced).
+  json status = json::object();
+  if (old_status.is_object()) {
+    for (auto it = old_status.begin(); it != old_status.end(); ++it) {
+      if (it.key() != "conditions" && it.key() != "containerStatuses")
+        status.emplace(it.key(), *it);
+    }
   }
   std::string now_s = FormatRfc3339(now);
 
@@ -257,9 +266,9 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
     conds.push_back({"ContainersReady", "False", "ContainersNotReady", msg});
   }
 
-  std::map<std::string, json> existing;
-  for (const auto& c : ArrayAt(status, "conditions")) {
-    existing[c.value("type", "")] = c;
+  std::map<std::string, const json*> existing;
+  for (const auto& c : ArrayAt(old_status, "conditions")) {
+    existing[c.value("type", "")] = &c;
   }
   json out_conds = json::array();
   for (const auto& c : conds) {
@@ -267,9 +276,9 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
         {"type", c.type}, {"status", c.status}, {"lastProbeTime", nullptr}};
     auto it = existing.find(c.type);
     cj["lastTransitionTime"] =
-        (it != existing.end() && it->second.value("status", "") == c.status &&
-         it->second.contains("lastTransitionTime"))
-            ? it->second["lastTransitionTime"]
+        (it != existing.end() && it->second->value("status", "") == c.status &&
+         it->second->contains("lastTransitionTime"))
+            ? (*it->second)["lastTransitionTime"]
             : json(now_s);
     if (!c.reason.empty()) cj["reason"] = c.reason;
     if (!c.message.empty()) cj["message"] = c.message;
@@ -277,14 +286,14 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   }
   auto sched = existing.find("PodScheduled");
   if (sched != existing.end()) {
-    out_conds.push_back(sched->second);
+    out_conds.push_back(*sched->second);
   } else {
     out_conds.push_back({{"type", "PodScheduled"},
                          {"status", "True"},
                          {"lastProbeTime", nullptr},
                          {"lastTransitionTime", now_s}});
   }
-  status["conditions"] = out_conds;
+  status["conditions"] = std::move(out_conds);
 
   if (rt.killed) {
     status["phase"] = all_succeeded && any_app ? "Succeeded" : "Failed";
@@ -302,8 +311,9 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
     status["podIPs"] = json::array({{{"ip", rt.pod_ip}}});
   }
   status["startTime"] = FormatRfc3339(rt.start_time);
-  if (!init_statuses.empty()) status["initContainerStatuses"] = init_statuses;
-  status["containerStatuses"] = statuses;
+  if (!init_statuses.empty())
+    status["initContainerStatuses"] = std::move(init_statuses);
+  status["containerStatuses"] = std::move(statuses);
   return status;
 }
 
