@@ -247,11 +247,7 @@ std::string Informer::LastResourceVersion() const {
   return last_rv_;
 }
 
-void Informer::IndexLocked(const std::string& key, Entry& e, bool add) {
-  if (!add) {
-    UnindexLocked(key, e);
-    return;
-  }
+void Informer::ReindexLocked(const std::string& key, Entry& e) {
   std::vector<std::pair<std::string, std::string>> values;
   for (const auto& [name, fn] : index_fns_) {
     for (auto& v : fn(e.hot->value())) values.emplace_back(name, std::move(v));
@@ -331,7 +327,7 @@ void Informer::Upsert(registry::ServedPtr served) {
     e.resource_version =
         ObjectAt(*obj, "metadata").value("resourceVersion", "");
     MakeHotLocked(it->first, e, served, &released);
-    IndexLocked(it->first, e, true);
+    ReindexLocked(it->first, e);
     if (!e.resource_version.empty()) last_rv_ = e.resource_version;
   }
   released.clear();  // the cooled trees are freed here, without mu_
@@ -358,7 +354,7 @@ void Informer::Remove(const json& obj) {
     if (it != items_.end()) {
       Entry& e = it->second;
       old = TreeLocked(e);
-      IndexLocked(key, e, false);
+      UnindexLocked(key, e);
       if (e.hot) lru_.erase(e.lru);
       items_.erase(it);
     }

@@ -171,11 +171,11 @@ class Informer {
                      registry::ServedPtr served,
                      std::vector<registry::ServedPtr>* released);
   void CoolOverLimitLocked(std::vector<registry::ServedPtr>* released);
-  // Adds or removes the entry in every index. key must be the entry's own
-  // key in items_ (the index refers to it). Adding an entry that is already
-  // indexed moves it to its object's current values (nothing to do when
-  // they did not change).
-  void IndexLocked(const std::string& key, Entry& e, bool add);
+  // Puts the entry under its hot object's current index values, moving it
+  // from the ones it had (nothing to do when they did not change, as after
+  // most updates), or takes it out of every index. key must be the entry's
+  // own key in items_ (the index refers to it).
+  void ReindexLocked(const std::string& key, Entry& e);
   void UnindexLocked(const std::string& key, Entry& e);
 
   registry::Registry* registry_;
