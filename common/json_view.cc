@@ -39,4 +39,21 @@ const std::string& StringAt(const json& obj, std::string_view key) {
                                         : *kEmpty;
 }
 
+nlohmann::json CopyWithoutManagedFields(const nlohmann::json& obj) {
+  if (!obj.is_object()) return obj;
+  nlohmann::json out = nlohmann::json::object();
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (it.key() != "metadata" || !it->is_object()) {
+      out.emplace(it.key(), *it);
+      continue;
+    }
+    nlohmann::json meta = nlohmann::json::object();
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      if (m.key() != "managedFields") meta.emplace(m.key(), *m);
+    }
+    out.emplace(it.key(), std::move(meta));
+  }
+  return out;
+}
+
 }  // namespace kmock

@@ -30,5 +30,24 @@ TEST(JsonViewTest, MissingOrMistypedMembersReadAsEmpty) {
   EXPECT_EQ(StringAt(json(), "x"), "");
 }
 
+TEST(JsonViewTest, CopyWithoutManagedFieldsKeepsEverythingElse) {
+  json rs = {{"kind", "ReplicaSet"},
+             {"metadata",
+              {{"name", "web"},
+               {"labels", {{"app", "web"}}},
+               {"managedFields", {{{"manager", "kubectl"}}}}}},
+             {"spec", {{"replicas", 3}}},
+             {"status", {{"managedFields", "not metadata: kept"}}}};
+  json copy = CopyWithoutManagedFields(rs);
+  json want = rs;
+  want["metadata"].erase("managedFields");
+  EXPECT_EQ(copy, want);
+  // Objects without metadata, or not objects, come back as they are.
+  EXPECT_EQ(CopyWithoutManagedFields(json{{"a", 1}}), json({{"a", 1}}));
+  EXPECT_EQ(CopyWithoutManagedFields(json::array({1})), json::array({1}));
+  json odd = {{"metadata", "text"}};
+  EXPECT_EQ(CopyWithoutManagedFields(odd), odd);
+}
+
 }  // namespace
 }  // namespace kmock

@@ -216,7 +216,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
     if (ref) {
       if (ref->value("uid", "") != uid) continue;
       if (matches || deleting) {
-        if (matches) owned.push_back(rs);
+        if (matches) owned.push_back(CopyWithoutManagedFields(rs));
         continue;
       }
       auto r = registry_->GuaranteedUpdate(
@@ -263,7 +263,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
         },
         ControllerWrite());
     if (r.ok()) {
-      owned.push_back(*r);
+      owned.push_back(CopyWithoutManagedFields(*r));
     } else if (r.status().code() != StatusCode::kNotFound &&
                r.status().code() != StatusCode::kConflict) {
       return r.status();
@@ -465,7 +465,7 @@ Status DeploymentController::WriteReplicaSet(json* rs) {
       },
       ControllerWrite());
   if (!r.ok()) return r.status();
-  *rs = *r;
+  *rs = CopyWithoutManagedFields(*r);
   return Status::Ok();
 }
 

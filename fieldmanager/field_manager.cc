@@ -277,7 +277,10 @@ std::vector<std::string> ResetMembers(const std::vector<Path>& reset_fields) {
   return out;
 }
 
-UpdateSets SetsOf(Comparison c, const FieldSet& reset) {
+// others_owned: whether other managers' entries are to be updated from
+// changed and removed; without them (a create) the writer's own set is
+// made from changed in place instead of from a copy.
+UpdateSets SetsOf(Comparison c, const FieldSet& reset, bool others_owned) {
   UpdateSets u;
   // The comparison's sets are consumed in place, not copied.
   u.changed = std::move(c.modified).Union(c.added).RecursiveDifference(reset);
@@ -285,7 +288,8 @@ UpdateSets SetsOf(Comparison c, const FieldSet& reset) {
   // status write must not take spec ownership from the spec's appliers.
   u.removed = std::move(c.removed).RecursiveDifference(reset);
   // Filter(u.changed, reset), whose reset part is already gone from changed.
-  u.mine = u.changed.Difference(StrippedFields());
+  u.mine = others_owned ? u.changed.Difference(StrippedFields())
+                        : std::move(u.changed).Difference(StrippedFields());
   return u;
 }
 
@@ -381,7 +385,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
     new_obj = WithoutManagedFields(std::move(new_obj));
     Comparison c = Compare(old_obj, new_obj, rt, skip);
     c.removed = std::move(c.removed).Difference(ManagedFieldsPath());
-    UpdateSets u = SetsOf(std::move(c), reset);
+    UpdateSets u = SetsOf(std::move(c), reset, /*others_owned=*/true);
     if (auto list = UpdateStoredEntries(*stored, u, m)) {
       SetManagedFieldsList(new_obj, std::move(*list));
       return new_obj;
@@ -406,7 +410,8 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
 
   const json old_view =
       create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
-  const UpdateSets u = SetsOf(Compare(old_view, new_obj, rt, skip), reset);
+  UpdateSets u = SetsOf(Compare(old_view, new_obj, rt, skip), reset,
+                        /*others_owned=*/!entries.empty());
   for (ManagedEntry& e : entries) {
     e.fields = std::move(e.fields).Difference(u.changed).Difference(u.removed);
   }
@@ -416,7 +421,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
         entries.begin(), entries.end(),
         [&](const ManagedEntry& e) { return e.SameIdentity(self); });
     if (it == entries.end()) {
-      self.fields = u.mine;
+      self.fields = std::move(u.mine);
       entries.push_back(std::move(self));
     } else {
       it->fields = std::move(it->fields).Union(u.mine);

@@ -4,6 +4,7 @@
 
 #include "api/decode_check.h"
 #include "api/validation.h"
+#include "common/json_view.h"
 #include "fieldmanager/field_manager.h"
 #include "patch/json_patch.h"
 #include "patch/merge_patch.h"
@@ -92,29 +93,8 @@ void KeepSystemMetadata(json& obj, const json& old) {
     m["namespace"] = om.value("namespace", "");
 }
 
-// The object as a read-modify-write caller gets it: a copy without
-// metadata.managedFields, which controllers neither read nor write (their
-// informers strip them) and the write takes from the stored object. Copying
-// them only to drop them again was a third of the tree.
-json CopyForMutation(const json& stored) {
-  if (!stored.is_object()) return stored;
-  json out = json::object();
-  for (auto it = stored.begin(); it != stored.end(); ++it) {
-    if (it.key() != "metadata" || !it->is_object()) {
-      out.emplace(it.key(), *it);
-      continue;
-    }
-    json meta = json::object();
-    for (auto m = it->begin(); m != it->end(); ++m) {
-      if (m.key() != "managedFields") meta.emplace(m.key(), *m);
-    }
-    out.emplace(it.key(), std::move(meta));
-  }
-  return out;
-}
-
-// Whether a mutation left `mine` (from CopyForMutation) as `stored` was,
-// managedFields aside. Members are compared last first: a controller's
+// Whether a mutation left `mine` (from CopyWithoutManagedFields) as `stored`
+// was, managedFields aside. Members are compared last first: a controller's
 // change is usually in the status, which comes last.
 bool UnchangedByMutation(const json& mine, const json& stored) {
   if (!mine.is_object() || !stored.is_object()) return mine == stored;
@@ -743,7 +723,8 @@ Result<Registry::Updated> Registry::UpdateWithRetries(
         ServedPtr current,
         served_cache_.Decode(res, key, cur->value, cur->mod_revision));
     const json& old = current->value();
-    json obj = CopyForMutation(old);
+    // Without managedFields: the write takes them from the stored object.
+    json obj = CopyWithoutManagedFields(old);
     KMOCK_RETURN_IF_ERROR(mutate(obj));
     if (UnchangedByMutation(obj, old)) return Updated{current, json()};
     auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
