@@ -1,9 +1,10 @@
-// Copy-free reads of nlohmann::json objects, and the one copy controllers
-// make. `obj.value("spec",
+// Copy-free reads of nlohmann::json objects. `obj.value("spec",
 // json::object())` returns a copy of the whole subtree, which on hot paths
 // (controllers reading every cached pod on every sync) costs more than the
 // work itself; these return references instead, to the member or to a shared
-// empty value when the member is missing or has another JSON type.
+// empty value when the member is missing or has another JSON type. Where a
+// copy is needed, CopyWithoutManagedFields leaves out the third of an object
+// nobody but the field manager reads.
 //
 // Thread safety: pure functions; the shared empty values are immutable.
 #ifndef KMOCK_COMMON_JSON_VIEW_H_

@@ -409,7 +409,7 @@ Result<json> UpdateManagedFields(const json& old_obj, json new_obj,
   if (entries.empty() && !create) return new_obj;
 
   const json old_view =
-      create ? EmptyObject(rt) : WithoutManagedFields(old_obj);
+      create ? EmptyObject(rt) : CopyWithoutManagedFields(old_obj);
   UpdateSets u = SetsOf(Compare(old_view, new_obj, rt, skip), reset,
                         /*others_owned=*/!entries.empty());
   for (ManagedEntry& e : entries) {
@@ -464,7 +464,8 @@ Result<ApplyResult> Apply(const json& live, const json& applied,
   const TypeNode rt = TypeNode::ForType(&resolver, root);
   const FieldSet reset = ResetSet(o.reset_fields);
   const bool create = live.is_null();
-  const json live_obj = create ? json::object() : WithoutManagedFields(live);
+  const json live_obj =
+      create ? json::object() : CopyWithoutManagedFields(live);
   const std::string now = FormatRfc3339(o.time);
 
   std::vector<ManagedEntry> entries;
