@@ -26,11 +26,18 @@
 
 #if defined(KMOCK_JEMALLOC)
 // jemalloc reads this at its first allocation. Two arenas for two cores'
-// worth of threads and thread caches for small sizes only keep the idle
-// server's metadata small (each of its ~45 threads has a cache); freed
-// pages go back to the system after two quiet seconds.
+// worth of threads; freed pages go back to the system after two quiet
+// seconds. Thread caches hold sizes up to 8 KiB (a pod's JSON text) and
+// twice jemalloc's default count of each size, trimmed less often: trees
+// are built in one thread and freed in another, and smaller caches made
+// every thread flush and refill them against the arenas' locks all the
+// time (bringing 10,000 pods up: 30% fewer instructions in the allocator,
+// 9% less server CPU; about 2 MB more at idle across the ~45 threads).
 extern "C" const char* malloc_conf;
-const char* malloc_conf = "narenas:2,tcache_max:2048,dirty_decay_ms:2000";
+const char* malloc_conf =
+    "narenas:2,tcache_max:8192,lg_tcache_nslots_mul:2,"
+    "tcache_nslots_small_max:1024,tcache_gc_incr_bytes:1048576,"
+    "dirty_decay_ms:2000";
 #endif
 
 namespace kmock {
