@@ -173,9 +173,10 @@ class Informer {
   void CoolOverLimitLocked(std::vector<registry::ServedPtr>* released);
   // Puts the entry under its hot object's current index values, moving it
   // from the ones it had (nothing to do when they did not change, as after
-  // most updates), or takes it out of every index. key must be the entry's
-  // own key in items_ (the index refers to it).
+  // most updates). key must be the entry's own key in items_ (the index
+  // refers to it).
   void ReindexLocked(const std::string& key, Entry& e);
+  // Takes the entry out of every index (key as for ReindexLocked).
   void UnindexLocked(const std::string& key, Entry& e);
 
   registry::Registry* registry_;
