@@ -41,36 +41,47 @@ PodFacts FactsOf(const json& pod, const SetView& set) {
 std::vector<PodFacts> PodFactsCache::For(const std::string& rs_key,
                                          int64_t generation, const SetView& set,
                                          const std::vector<PodPtr>& pods) {
-  PerSet before;
+  PerSet* s;
   {
     std::lock_guard<std::mutex> l(mu_);
-    auto it = sets_.find(rs_key);
-    if (it != sets_.end()) before = std::move(it->second);
+    std::unique_ptr<PerSet>& slot = sets_[rs_key];
+    if (!slot) slot = std::make_unique<PerSet>();
+    s = slot.get();
   }
   // Facts depend on the selector and template labels: a new ReplicaSet
   // under the same name, or a changed spec, starts over.
-  if (before.uid != set.uid || before.generation != generation)
-    before.pods.clear();
-  PerSet now;
-  now.uid = set.uid;
-  now.generation = generation;
-  now.pods.reserve(pods.size());
+  if (s->uid != set.uid || s->generation != generation) {
+    s->pods.clear();
+    s->uid = set.uid;
+    s->generation = generation;
+  }
+  const uint64_t call = ++s->calls;
   std::vector<PodFacts> out;
   out.reserve(pods.size());
+  size_t listed = 0;
   for (const PodPtr& p : pods) {
-    auto old = before.pods.find(p.get());
-    PodFacts f =
-        old != before.pods.end() ? old->second.facts : FactsOf(*p, set);
-    out.push_back(f);
-    now.pods.emplace(p.get(), Entry{p, f});
+    auto [it, added] = s->pods.try_emplace(p.get());
+    Entry& e = it->second;
+    if (added) {
+      e.pod = p;
+      e.facts = FactsOf(*p, set);
+    }
+    if (e.last_call != call) ++listed;
+    e.last_call = call;
+    out.push_back(e.facts);
   }
-  std::lock_guard<std::mutex> l(mu_);
-  sets_[rs_key] = std::move(now);
+  // Pod objects of earlier calls that are not in this one: replaced by
+  // a newer object of the same pod, or no longer the set's.
+  if (s->pods.size() > listed) {
+    std::erase_if(s->pods, [call](const auto& kv) {
+      return kv.second.last_call != call;
+    });
+  }
   return out;
 }
 
 void PodFactsCache::Forget(const std::string& rs_key) {
-  PerSet gone;  // released after the lock
+  std::unique_ptr<PerSet> gone;  // released after the lock
   std::lock_guard<std::mutex> l(mu_);
   auto it = sets_.find(rs_key);
   if (it == sets_.end()) return;

@@ -86,5 +86,31 @@ TEST_F(PodFactsTest, CacheReusesOnlyTheSameObjectOfTheSameSet) {
   EXPECT_TRUE(cache.For("ns/rs", 2, view_, {now_ready})[0].controlled_here);
 }
 
+TEST_F(PodFactsTest, CacheForgetsObjectsLeftOutOfACall) {
+  PodFactsCache cache;
+  auto a = PodOwnedBy("rs-1", false);
+  auto b = PodOwnedBy("rs-1", false);
+  cache.For("ns/rs", 1, view_, {a, b});
+  // b leaves the set (replaced, or released): the next call drops it.
+  cache.For("ns/rs", 1, view_, {a});
+
+  // A view that reads every pod differently: a's facts are the cached
+  // ones, b's are read anew since it was dropped.
+  SetView reads_back = view_;
+  json back = json::parse(R"({"tier":"back"})");
+  reads_back.template_labels = &back;
+  auto facts = cache.For("ns/rs", 1, reads_back, {a, b});
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_TRUE(facts[0].labeled);
+  EXPECT_FALSE(facts[1].labeled);
+
+  // Keeping each object alive only through the cache: once out of a call,
+  // the cache holds no reference to it.
+  std::weak_ptr<const json> gone = b;
+  b.reset();
+  cache.For("ns/rs", 1, view_, {a});
+  EXPECT_TRUE(gone.expired());
+}
+
 }  // namespace
 }  // namespace kmock::controllers::replicaset
