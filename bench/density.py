@@ -8,7 +8,9 @@ admin client certificate taken from the kubeconfig kubemock writes:
   PodWatch    a thread holding a watch on the benchmark's pods, keeping each
               pod's phase, so the caller can wait until N are Running or none
               is left, and learn when that happened
-  run_case    creates the Deployments of one case, times them to Running
+  run_case    waits for the server to finish earlier work (so every case
+              starts on an idle server), creates the Deployments of one
+              case, times them to Running
               (watching only Running pods: one event per pod), deletes them
               (propagationPolicy Background) and times them gone (watching
               every change of those pods, from the revision all were Running)
@@ -126,6 +128,13 @@ class KubeClient:
 # pod's Running is seen late by it); the start-up probe's watch reads each
 # event at once.
 READ_PAUSE_S = 0.01
+# The most one read batch takes before its events are applied (about 250
+# pods' JSON). Without a bound a stream that never pauses (a teardown's
+# 30,000 events) was read for seconds before any of it was applied: every
+# time it then gave was that late, and the reader, not taking from the
+# socket meanwhile, fell so far behind that the server closed its watch
+# and replayed the backlog at once on the rewatch.
+MAX_BATCH_BYTES = 1 << 20
 
 
 class PodWatch(threading.Thread):
@@ -211,10 +220,13 @@ class PodWatch(threading.Thread):
         sock = self.conn.sock
         while True:
             reads = [read(1 << 16)]  # waits for the first
-            # Then all that has arrived (a read returns one TLS record).
-            while reads[-1] and (sock.pending() or
-                                 select.select([sock], [], [], 0)[0]):
+            got = len(reads[0])
+            # Then all that has arrived (a read returns one TLS record), up
+            # to MAX_BATCH_BYTES.
+            while reads[-1] and got < MAX_BATCH_BYTES and (
+                    sock.pending() or select.select([sock], [], [], 0)[0]):
                 reads.append(read(1 << 16))
+                got += len(reads[-1])
             data = b"".join(reads)
             if not data:
                 return
@@ -250,8 +262,9 @@ class PodWatch(threading.Thread):
                 return
             # Let events gather: one read of many instead of a wake-up of
             # this thread (and the GIL hand-off) per event. A pod's
-            # Running is seen at most this much late.
-            if self.read_pause_s > 0:
+            # Running is seen at most this much late. Not after a full
+            # batch: more is waiting already.
+            if self.read_pause_s > 0 and got < MAX_BATCH_BYTES:
                 time.sleep(self.read_pause_s)
 
     def _event(self, ev):
@@ -328,12 +341,31 @@ def process_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_case(client, server_pid, case, sizes, timeout):
-    """Creates one Deployment per entry of `sizes` (its replicas) back to
-    back, waits until all their pods are Running, deletes the Deployments
-    with propagationPolicy Background and waits until no pod is left.
-    Returns the raw figures."""
+def wait_until_idle(server_pid, timeout, window_s=0.5, busy_share=0.05):
+    """Waits until the server used less than busy_share of one CPU over
+    window_s (the work of an earlier case done: events still queued for
+    writing, garbage collection, store compaction), at most timeout
+    seconds. Returns the seconds waited."""
+    t0 = time.monotonic()
+    cpu = process_cpu_seconds(server_pid)
+    while time.monotonic() - t0 < timeout:
+        time.sleep(window_s)
+        now = process_cpu_seconds(server_pid)
+        if now - cpu < busy_share * window_s:
+            break
+        cpu = now
+    return time.monotonic() - t0
+
+
+def run_case(client, server_pid, case, sizes, timeout, settle_timeout=30):
+    """Waits until the server is idle (at most settle_timeout seconds; 0:
+    not at all), creates one Deployment per entry of `sizes` (its replicas)
+    back to back, waits until all their pods are Running, deletes the
+    Deployments with propagationPolicy Background and waits until no pod is
+    left. Returns the raw figures."""
     total = sum(sizes)
+    settle_s = (wait_until_idle(server_pid, settle_timeout)
+                if settle_timeout > 0 else 0.0)
     status, lst = client.request(
         "GET", "/api/v1/namespaces/%s/pods?labelSelector=%s%%3D%s" %
         (NAMESPACE, LABEL, case))
@@ -403,6 +435,7 @@ def run_case(client, server_pid, case, sizes, timeout):
         "delete_pods_per_s": total / (t_deleted - t1),
         "delete_cpu_s": cpu2 - cpu1,
         "watch_events_total": watch.events + (down.events if down else 0),
+        "settle_s": settle_s,
     }
 
 
