@@ -96,17 +96,15 @@ def probe_seconds(rounds=DEFAULT_ROUNDS, tries=2):
 
 
 def parse_cpu_line(stat_text):
-    """(busy, steal, total) jiffies from the first line of /proc/stat, or
-    None. busy excludes idle, iowait and steal; total includes all three."""
+    """(steal, total) jiffies from the aggregate line of /proc/stat, or
+    None. total is every state's time (guest time is inside user's)."""
     for line in stat_text.splitlines():
         fields = line.split()
         if not fields or fields[0] != "cpu":
             continue
-        values = [int(v) for v in fields[1:]]
+        values = [int(v) for v in fields[1:9]]
         values += [0] * (8 - len(values))
-        user, nice, system, idle, iowait, irq, softirq, steal = values[:8]
-        busy = user + nice + system + irq + softirq
-        return busy, steal, busy + idle + iowait + steal
+        return values[7], sum(values)
     return None
 
 
@@ -115,10 +113,10 @@ def steal_share(before, after):
     which the hypervisor stole, or None when unknown."""
     if before is None or after is None:
         return None
-    total = after[2] - before[2]
+    total = after[1] - before[1]
     if total <= 0:
         return None
-    return (after[1] - before[1]) / total
+    return (after[0] - before[0]) / total
 
 
 def read_cpu_line(path="/proc/stat"):
