@@ -341,17 +341,17 @@ def process_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wait_until_idle(server_pid, timeout, window_s=0.5, busy_share=0.05):
-    """Waits until the server used less than busy_share of one CPU over
-    window_s (the work of an earlier case done: events still queued for
-    writing, garbage collection, store compaction), at most timeout
-    seconds. Returns the seconds waited."""
+def wait_until_idle(server_pid, timeout_s, window_s=0.5, quiet_cpu_s=0.025):
+    """Waits until the server used under quiet_cpu_s of CPU over window_s
+    (the work of an earlier case done: events still queued for writing,
+    garbage collection, store compaction), at most timeout_s seconds.
+    Returns the seconds waited."""
     t0 = time.monotonic()
     cpu = process_cpu_seconds(server_pid)
-    while time.monotonic() - t0 < timeout:
+    while time.monotonic() - t0 < timeout_s:
         time.sleep(window_s)
         now = process_cpu_seconds(server_pid)
-        if now - cpu < busy_share * window_s:
+        if now - cpu < quiet_cpu_s:
             break
         cpu = now
     return time.monotonic() - t0

@@ -108,15 +108,8 @@ class Server:
     def settle(self, quiet_cpu_s=0.05, window_s=1.0, timeout_s=60.0):
         """Waits until the server uses under quiet_cpu_s of CPU in a window
         (its kubelets and controllers are done); returns the seconds waited."""
-        t0 = time.monotonic()
-        cpu = self.cpu_s()
-        while time.monotonic() - t0 < timeout_s:
-            time.sleep(window_s)
-            now = self.cpu_s()
-            if now - cpu < quiet_cpu_s:
-                break
-            cpu = now
-        return time.monotonic() - t0
+        return density.wait_until_idle(self.pid, timeout_s, window_s,
+                                       quiet_cpu_s)
 
     def stop(self):
         self.ctx.stop(self.pid)
