@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 namespace kmock::api {
 
@@ -186,11 +187,16 @@ class TypeChecker {
   const Schema& schema_;
 };
 
-void CollectUnknown(const json& obj, const Type& type, const Schema& schema,
+// Collects the paths of unknown fields of `obj` (a `const json` or a
+// `json`); when J is mutable, also erases them, so that what is stored is
+// what the schema knows, as Go's decoder drops what its types lack.
+template <typename J>
+void CollectUnknown(J& obj, const Type& type, const Schema& schema,
                     const std::string& path, bool root,
                     std::vector<std::string>* out);
 
-void CollectValue(const json& v, ValueKind kind, const std::string& ref,
+template <typename J>
+void CollectValue(J& v, ValueKind kind, const std::string& ref,
                   const ElementSchema* items, const Schema& schema,
                   const std::string& path, std::vector<std::string>* out) {
   switch (kind) {
@@ -212,7 +218,7 @@ void CollectValue(const json& v, ValueKind kind, const std::string& ref,
     }
     case ValueKind::kMap: {
       if (!v.is_object()) return;
-      for (const auto& [key, value] : v.items()) {
+      for (auto&& [key, value] : v.items()) {
         CollectValue(value, items->kind, items->ref, nullptr, schema,
                      path + "." + key, out);
       }
@@ -223,31 +229,69 @@ void CollectValue(const json& v, ValueKind kind, const std::string& ref,
   }
 }
 
-void CollectUnknown(const json& obj, const Type& type, const Schema& schema,
+template <typename J>
+void CollectUnknown(J& obj, const Type& type, const Schema& schema,
                     const std::string& path, bool root,
                     std::vector<std::string>* out) {
-  for (const auto& [key, value] : obj.items()) {
+  constexpr bool kPrune = !std::is_const_v<J>;
+  std::vector<std::string> erase;
+  for (auto&& [key, value] : obj.items()) {
     std::string fpath = path.empty() ? key : path + "." + key;
     const Field* f = type.FindField(key);
     if (!f) {
       if (root && (key == "apiVersion" || key == "kind")) continue;
       out->push_back(fpath);
+      if constexpr (kPrune) erase.push_back(key);
       continue;
     }
     CollectValue(value, f->kind, f->ref, &f->items, schema, fpath, out);
   }
+  if constexpr (kPrune) {
+    for (const std::string& key : erase) obj.erase(key);
+  }
 }
 
-}  // namespace
-
-std::vector<std::string> UnknownFields(const nlohmann::json& obj,
-                                       const Type& root, const Schema& schema) {
+template <typename J>
+std::vector<std::string> CollectUnknownFields(J& obj, const Type& root,
+                                              const Schema& schema) {
   std::vector<std::string> out;
   if (obj.is_object() && !root.preserve_unknown_fields &&
       root.kind == ValueKind::kObject) {
     CollectUnknown(obj, root, schema, "", true, &out);
   }
   return out;
+}
+
+Status CheckFindings(std::vector<std::string> unknown, const std::string& kind,
+                     const std::string& version,
+                     const std::string& field_validation,
+                     std::vector<std::string>* warnings,
+                     const BodyFindings* findings) {
+  if (field_validation == "Ignore") return Status::Ok();
+  std::vector<std::string> errors =
+      StrictDecodingErrors(unknown, findings ? *findings : BodyFindings{});
+  if (errors.empty()) return Status::Ok();
+  if (field_validation == "Strict") {
+    return StrictDecodingError(kind, version, errors);
+  }
+  if (warnings) {
+    for (auto& w : StrictDecodingWarnings(errors))
+      warnings->push_back(std::move(w));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::string> UnknownFields(const nlohmann::json& obj,
+                                       const Type& root, const Schema& schema) {
+  return CollectUnknownFields(obj, root, schema);
+}
+
+std::vector<std::string> PruneUnknownFields(nlohmann::json* obj,
+                                            const Type& root,
+                                            const Schema& schema) {
+  return CollectUnknownFields(*obj, root, schema);
 }
 
 std::optional<std::string> FirstTypeError(const nlohmann::json& obj,
@@ -342,17 +386,20 @@ Status CheckBody(const nlohmann::json& obj, const Type& root,
     return DecodeError(kind, version, *err);
   }
   if (field_validation == "Ignore") return Status::Ok();
-  std::vector<std::string> errors = StrictDecodingErrors(
-      UnknownFields(obj, root, schema), findings ? *findings : BodyFindings{});
-  if (errors.empty()) return Status::Ok();
-  if (field_validation == "Strict") {
-    return StrictDecodingError(kind, version, errors);
+  return CheckFindings(UnknownFields(obj, root, schema), kind, version,
+                       field_validation, warnings, findings);
+}
+
+Status CheckAndPruneBody(nlohmann::json* obj, const Type& root,
+                         const std::string& kind, const std::string& version,
+                         const std::string& field_validation,
+                         std::vector<std::string>* warnings,
+                         const Schema& schema, const BodyFindings* findings) {
+  if (auto err = FirstTypeError(*obj, root, schema)) {
+    return DecodeError(kind, version, *err);
   }
-  if (warnings) {
-    for (auto& w : StrictDecodingWarnings(errors))
-      warnings->push_back(std::move(w));
-  }
-  return Status::Ok();
+  return CheckFindings(PruneUnknownFields(obj, root, schema), kind, version,
+                       field_validation, warnings, findings);
 }
 
 }  // namespace kmock::api

@@ -39,6 +39,13 @@ std::optional<std::string> FirstTypeError(const nlohmann::json& obj,
                                           const Type& root,
                                           const Schema& schema = Schema::Get());
 
+// Removes the fields UnknownFields reports from *obj and returns their
+// paths: what a real server stores of a body decoded without strict
+// validation (Go's decoder drops fields its types lack).
+std::vector<std::string> PruneUnknownFields(
+    nlohmann::json* obj, const Type& root,
+    const Schema& schema = Schema::Get());
+
 // kube-apiserver's prefix for decode errors: `Pod in version "v1" cannot be
 // handled as a Pod: <detail>`, as a 400 BadRequest Status.
 Status DecodeError(const std::string& kind, const std::string& version,
@@ -94,6 +101,16 @@ Status CheckBody(const nlohmann::json& obj, const Type& root,
                  std::vector<std::string>* warnings,
                  const Schema& schema = Schema::Get(),
                  const BodyFindings* findings = nullptr);
+
+// CheckBody for a body about to be stored: the same checks and answers, and
+// on success *obj no longer holds the unknown fields (Warn reports them and
+// Ignore drops them silently, as kube-apiserver does). One walk of *obj.
+Status CheckAndPruneBody(nlohmann::json* obj, const Type& root,
+                         const std::string& kind, const std::string& version,
+                         const std::string& field_validation,
+                         std::vector<std::string>* warnings,
+                         const Schema& schema = Schema::Get(),
+                         const BodyFindings* findings = nullptr);
 
 }  // namespace kmock::api
 

@@ -36,6 +36,8 @@ const char* StatusCodeName(StatusCode code) {
       return "TooManyRequests";
     case StatusCode::kInternal:
       return "InternalError";
+    case StatusCode::kUnclassified:
+      return "Unclassified";
     case StatusCode::kServiceUnavailable:
       return "ServiceUnavailable";
     case StatusCode::kTimeout:

@@ -37,6 +37,8 @@ enum class StatusCode {
   kInvalid,                // 422 Invalid
   kTooManyRequests,        // 429 TooManyRequests
   kInternal,               // 500 InternalError
+  kUnclassified,           // 500 without a reason: an error kube-apiserver
+                           // passes on as it is, not as a Status
   kServiceUnavailable,     // 503 ServiceUnavailable
   kTimeout,                // 504 Timeout
   // Storage-level codes; the registry maps them to API codes.

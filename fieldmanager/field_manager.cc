@@ -493,9 +493,12 @@ Result<ApplyResult> Apply(const json& live, const json& applied,
   if (!config_set.ok()) {
     const json& md = ObjectAt(applied, "metadata");
     std::string ns = StringAt(md, "namespace"), name = StringAt(md, "name");
-    return InternalError("failed to create typed patch object (" +
-                         (ns.empty() ? "" : ns + "/") + name + "; " + body_gvk +
-                         "): " + config_set.status().message());
+    // kube-apiserver names the object "<namespace>/<name>", the namespace
+    // as the configuration gives it (empty for most).
+    // A plain error there, so a 500 without a reason.
+    return Status(StatusCode::kUnclassified,
+                  "failed to create typed patch object (" + ns + "/" + name +
+                      "; " + body_gvk + "): " + config_set.status().message());
   }
   json merged = Merge(live_obj, applied, rt);
 

@@ -118,6 +118,13 @@ std::vector<std::string> MergedOrder(const IndexedList& l,
   return out;
 }
 
+// A struct whose schema lists every field it may hold (not one that keeps
+// unknown fields).
+bool DeclaresEveryField(const TypeNode& t) {
+  return t.kind() == TypeNode::Kind::kStruct && t.type() != nullptr &&
+         !t.type()->preserve_unknown_fields;
+}
+
 Status ToSet(const json& v, const TypeNode& t, const Path& path, bool strict,
              FieldSet* out) {
   Kind k = t.KindFor(v);
@@ -128,6 +135,11 @@ Status ToSet(const json& v, const TypeNode& t, const Path& path, bool strict,
         bool is_field = false;
         TypeNode ct = t.Child(key, &is_field);
         Path cp = Append(path, "f:" + key);
+        if (strict && !is_field && DeclaresEveryField(t) &&
+            !(path.empty() && (key == "apiVersion" || key == "kind"))) {
+          return Status(StatusCode::kInternal,
+                        PathString(cp) + ": field not declared in schema");
+        }
         KMOCK_RETURN_IF_ERROR(ToSet(val, ct, cp, strict, out));
         if (val.is_null() || (val.is_object() && val.empty()) || !is_field) {
           out->Insert(cp);

@@ -20,8 +20,10 @@ namespace kmock::fieldmanager {
 // The paths of value as the schema types it: every scalar, atomic list and
 // atomic map, every list item (a member even when it has children), every
 // map key (not struct fields, unless null or an empty object).
-// strict: a keyed-list item without its keys or a duplicate item is an
-// error (apply configurations); otherwise such items are skipped.
+// strict: a keyed-list item without its keys, a duplicate item, or a
+// field its struct does not declare is an error (apply configurations, as
+// structured-merge-diff types them: ".spec.foo: field not declared in
+// schema"); otherwise such items are skipped.
 Result<FieldSet> ToFieldSet(const nlohmann::json& value, const TypeNode& type,
                             bool strict);
 

@@ -19,6 +19,11 @@ using json = nlohmann::json;
 constexpr char kMissing[] = "missing value";
 constexpr char kInvalidIndex[] = "invalid index referenced";
 constexpr char kTestFailed[] = "test failed";
+// Not the library's: an operation whose result would nest deeper than
+// kMaxPatchDepth is refused before it is carried out, so that repeated
+// copies cannot double a document's depth until walking it exhausts the
+// stack.
+constexpr char kTooDeep[] = "the patched object would nest too deeply";
 
 // RFC 6901 unescaping: "~1" is "/", "~0" is "~", scanned left to right.
 std::string DecodeToken(std::string_view token) {
@@ -94,11 +99,19 @@ std::string InvalidIndex(int64_t idx) {
          kInvalidIndex;
 }
 
-// A location inside the document: an object or array plus the last token.
+// A location inside the document: an object or array plus the last token,
+// and how many tokens lead to it (the levels above a value put there).
 struct Target {
   json* container = nullptr;
   std::string key;
+  size_t depth = 0;
 };
+
+// Whether `value` put at `t` keeps the document within kMaxPatchDepth.
+bool FitsDepth(const Target& t, const json& value) {
+  return t.depth <= kMaxPatchDepth &&
+         !DeeperThan(value, kMaxPatchDepth - t.depth);
+}
 
 // The element an array token designates, with get's bounds rules.
 std::optional<size_t> ArrayIndexForGet(const json& array, std::string_view key,
@@ -148,11 +161,12 @@ std::optional<Target> FindObject(json* doc, std::string_view path) {
     if (!next->is_object() && !next->is_array()) return std::nullopt;
     current = next;
   }
-  return Target{current, DecodeToken(split.back())};
+  return Target{current, DecodeToken(split.back()), split.size() - 1};
 }
 
 // Replace's set: the key exists (Get succeeded first).
 std::string Set(const Target& t, json value) {
+  if (!FitsDepth(t, value)) return kTooDeep;
   if (t.container->is_object()) {
     (*t.container)[t.key] = std::move(value);
     return "";
@@ -172,6 +186,7 @@ std::string Set(const Target& t, json value) {
 }
 
 std::string Add(const Target& t, json value) {
+  if (!FitsDepth(t, value)) return kTooDeep;
   if (t.container->is_object()) {
     (*t.container)[t.key] = std::move(value);
     return "";
@@ -501,6 +516,9 @@ Result<json> ApplyJsonPatch(const json& original, const json& patch) {
     KMOCK_RETURN_IF_ERROR(CheckDepth(original, "the object"));
     json doc = original;
     std::string err = ApplyJsonPatchOperations(&doc, patch);
+    if (err.find(kTooDeep) != std::string::npos)
+      return BadRequestError("the patched object nests deeper than " +
+                             std::to_string(kMaxPatchDepth) + " levels");
     if (!err.empty()) return RejectedError();
     return doc;
   } catch (const std::exception& e) {

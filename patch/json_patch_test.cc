@@ -332,5 +332,51 @@ TEST(JsonPatchRobustness, ArbitraryInputsNeverThrow) {
   EXPECT_EQ(r.status().code(), StatusCode::kBadRequest);
 }
 
+// Nested arrays `levels` deep around 1.
+json NestedArrays(int levels) {
+  json v = 1;
+  for (int i = 0; i < levels; ++i) v = json::array({std::move(v)});
+  return v;
+}
+
+// Each copy of a value into itself doubles the document's depth: the
+// inputs pass the depth check, the results would not, and the first copy
+// past the limit is refused instead of growing the tree (five copies of a
+// 900-deep array would reach 28,800 levels).
+TEST(JsonPatchRobustness, CopiesCannotGrowDepthPastLimit) {
+  json doc = {{"x", NestedArrays(450)}};
+  std::string inner = "/x";
+  for (int i = 0; i < 440; ++i) inner += "/0";
+  json ops = json::array();
+  for (int i = 0; i < 5; ++i)
+    ops.push_back({{"op", "copy"}, {"from", "/x"}, {"path", inner + "/0"}});
+  Result<json> r = ApplyJsonPatch(doc, ops);
+  ASSERT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(r.status().message(),
+            "the patched object nests deeper than 1000 levels");
+
+  // One copy that stays within the limit is carried out.
+  json one = json::array();
+  one.push_back({{"op", "copy"}, {"from", "/x/0"}, {"path", "/y"}});
+  Result<json> ok = ApplyJsonPatch(doc, one);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)["y"], NestedArrays(449));
+}
+
+TEST(JsonPatchRobustness, AddAndReplaceCannotPassTheLimitAtDepth) {
+  // A value within the limit on its own, put where the levels above it
+  // take the document past the limit.
+  json doc = {{"x", NestedArrays(600)}};
+  std::string path = "/x";
+  for (int i = 0; i < 599; ++i) path += "/0";
+  for (const char* op : {"add", "replace"}) {
+    json ops = json::array();
+    ops.push_back(
+        {{"op", op}, {"path", path + "/0"}, {"value", NestedArrays(500)}});
+    Result<json> r = ApplyJsonPatch(doc, ops);
+    EXPECT_EQ(r.status().code(), StatusCode::kBadRequest) << op;
+  }
+}
+
 }  // namespace
 }  // namespace kmock::patch

@@ -84,4 +84,17 @@ Status Internal(const std::string& detail) {
   return Status(StatusCode::kInternal, "Internal error occurred: " + detail, d);
 }
 
+Status RequestTimedOut() {
+  return Status(
+      StatusCode::kTimeout,
+      "Timeout: request did not complete within the allotted timeout");
+}
+
+Status CheckDeadline(
+    const std::optional<std::chrono::steady_clock::time_point>& deadline) {
+  if (deadline && std::chrono::steady_clock::now() >= *deadline)
+    return RequestTimedOut();
+  return Status::Ok();
+}
+
 }  // namespace kmock::registry

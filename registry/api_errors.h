@@ -5,6 +5,8 @@
 #ifndef KMOCK_REGISTRY_API_ERRORS_H_
 #define KMOCK_REGISTRY_API_ERRORS_H_
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "api/resource.h"
@@ -37,6 +39,12 @@ Status Forbidden(const api::ResourceInfo& res, const std::string& name,
                  const std::string& detail);
 // 500 InternalError `Internal error occurred: <detail>`.
 Status Internal(const std::string& detail);
+// 504 Timeout, as kube-apiserver's timeout filter words it: "Timeout:
+// request did not complete within the allotted timeout".
+Status RequestTimedOut();
+// RequestTimedOut() when `deadline` has passed, else Ok.
+Status CheckDeadline(
+    const std::optional<std::chrono::steady_clock::time_point>& deadline);
 
 }  // namespace kmock::registry
 

@@ -5,6 +5,7 @@
 
 #include "api/typed_json.h"
 #include "common/fast_json.h"
+#include "common/go_quote.h"
 #include "common/json_scan.h"
 
 namespace kmock::registry {
@@ -134,10 +135,18 @@ Result<json> ServedAfterWrite(const api::ResourceInfo& res, json obj,
 }
 
 Result<int64_t> ParseResourceVersion(const std::string& rv) {
+  // kube-apiserver's words: its storage layer's strconv.ParseUint error
+  // as a field error, under "invalid resource version".
+  auto invalid = [&rv](const char* why) {
+    return Status(StatusCode::kBadRequest,
+                  "invalid resource version: resourceVersion: Invalid value: " +
+                      GoQuote(rv) + ": strconv.ParseUint: parsing " +
+                      GoQuote(rv) + ": " + why);
+  };
   int64_t n = 0;
   for (char c : rv) {
-    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10)
-      return Status(StatusCode::kBadRequest, "invalid resource version: " + rv);
+    if (c < '0' || c > '9') return invalid("invalid syntax");
+    if (n > (INT64_MAX - (c - '0')) / 10) return invalid("value out of range");
     n = n * 10 + (c - '0');
   }
   return n;

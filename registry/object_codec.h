@@ -74,7 +74,7 @@ Result<nlohmann::json> ServedAfterWrite(const api::ResourceInfo& res,
                                         int64_t revision);
 
 // A resourceVersion as a revision: "" → 0; anything not a decimal number is
-// 400 "invalid resource version: x".
+// 400 "invalid resource version: resourceVersion: Invalid value: "x": ...".
 Result<int64_t> ParseResourceVersion(const std::string& rv);
 
 // The value of a selectable field of obj (metadata.name, metadata.namespace

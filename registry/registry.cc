@@ -6,6 +6,7 @@
 #include "api/validation.h"
 #include "common/json_view.h"
 #include "fieldmanager/field_manager.h"
+#include "patch/json_depth.h"
 #include "patch/json_patch.h"
 #include "patch/merge_patch.h"
 #include "patch/strategic_merge_patch.h"
@@ -287,9 +288,12 @@ Status Registry::AdmitNamespace(const api::ResourceInfo& res,
   return Status::Ok();
 }
 
-Status Registry::ValidateFields(const api::ResourceInfo& res, const json& obj,
+Status Registry::ValidateFields(const api::ResourceInfo& res, json& obj,
                                 const WriteOptions& opts) {
   if (opts.typed_in_process) return Status::Ok();
+  // Whatever built it (a patch, an apply, a YAML body), no stored object
+  // nests deeper than a request body may: every reader walks it.
+  KMOCK_RETURN_IF_ERROR(patch::CheckDepth(obj, "the object"));
   const api::Schema& schema = api::Schema::Get();
   const api::Type* type = schema.Find(res.schema_type);
   if (!type) return Status::Ok();
@@ -298,8 +302,9 @@ Status Registry::ValidateFields(const api::ResourceInfo& res, const json& obj,
       : opts.field_validation == FieldValidation::kIgnore ? "Ignore"
                                                           : "Warn";
   std::vector<std::string> warnings;
-  KMOCK_RETURN_IF_ERROR(api::CheckBody(obj, *type, res.kind, res.version, mode,
-                                       &warnings, schema, opts.body_findings));
+  KMOCK_RETURN_IF_ERROR(api::CheckAndPruneBody(&obj, *type, res.kind,
+                                               res.version, mode, &warnings,
+                                               schema, opts.body_findings));
   if (opts.warnings)
     opts.warnings->insert(opts.warnings->end(), warnings.begin(),
                           warnings.end());
@@ -426,6 +431,7 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
       if (alloc) alloc->Release(obj);
       return WriteResult{obj, true};
     }
+    KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
     auto kv = storage_->Create(key, EncodeForWrite(res, obj));
     if (kv.ok()) {
       KMOCK_ASSIGN_OR_RETURN(
@@ -481,7 +487,10 @@ Result<WriteResult> Registry::UpdateExisting(
     if (alloc) alloc->ReleaseAfterUpdate(old, obj);
     return WriteResult{obj, false};
   }
-  auto kv = storage_->Update(key, EncodeForWrite(res, obj), cur_revision);
+  Status in_time = CheckDeadline(opts.deadline);
+  auto kv = in_time.ok()
+                ? storage_->Update(key, EncodeForWrite(res, obj), cur_revision)
+                : Result<store::KeyValue>(in_time);
   if (alloc) {
     if (kv.ok())
       alloc->ReleaseAfterUpdate(obj, old);
@@ -489,6 +498,7 @@ Result<WriteResult> Registry::UpdateExisting(
       alloc->ReleaseAfterUpdate(old, obj);
   }
   if (!kv.ok()) {
+    if (!in_time.ok()) return in_time;
     if (kv.status().code() == StatusCode::kConflict)
       return ModifiedConflict(res, name);
     if (kv.status().code() == StatusCode::kNotFound) return NotFound(res, name);
@@ -805,6 +815,7 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
         // Nothing holds it any more: fall through to the real delete.
       } else {
         if (opts.dry_run || updated == obj) return DeleteResult{updated, false};
+        KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
         auto kv = storage_->Update(key, EncodeForWrite(res, updated),
                                    cur->mod_revision);
         if (!kv.ok()) {
@@ -820,6 +831,7 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
       }
     }
     if (opts.dry_run) return DeleteResult{obj, true};
+    KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
     auto d = storage_->Delete(key, cur->mod_revision);
     if (!d.ok()) {
       if (d.status().code() == StatusCode::kConflict) continue;

@@ -71,6 +71,10 @@ struct WriteOptions {
   // build typed structs: it skips the type and unknown-field check of a
   // decoded request body (fieldValidation), which has nothing to find.
   bool typed_in_process = false;
+  // When the client stops waiting (kube-apiserver's request timeout): a
+  // write whose deadline has passed by the time it would reach the store
+  // stores nothing and answers 504 Timeout. None for in-process writes.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct WriteResult {
@@ -139,6 +143,8 @@ struct DeleteOptions {
   std::string precondition_resource_version;
   bool dry_run = false;
   UserInfo user;
+  // As WriteOptions::deadline.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct DeleteResult {
@@ -292,7 +298,9 @@ class Registry {
   // Create-time admission: the namespace exists and is not terminating.
   Status AdmitNamespace(const api::ResourceInfo& res, std::string_view ns,
                         const std::string& name);
-  Status ValidateFields(const api::ResourceInfo& res, const json& obj,
+  // The decode checks of a client's object (fieldValidation), its nesting
+  // depth, and the pruning of fields its schema does not know.
+  Status ValidateFields(const api::ResourceInfo& res, json& obj,
                         const WriteOptions& opts);
   Result<WriteResult> CreateObject(const api::ResourceInfo& res,
                                    std::string_view ns, json obj,

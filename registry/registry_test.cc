@@ -97,6 +97,117 @@ TEST_F(RegistryTest, StatusWritesDoNotValidateTheStoredSpec) {
 // A controller's read-modify-write sees the object without managedFields
 // (as its informer holds it); the write keeps the stored entries and adds
 // the writer's, and a mutation that changes nothing writes nothing.
+// A write whose client has stopped waiting stores nothing: the work done
+// after the deadline (a slow patch) is thrown away with a 504.
+TEST_F(RegistryTest, WritesPastTheirDeadlineStoreNothing) {
+  WriteOptions late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto created = registry_->Create(*pods_, "default", Pod("late"), late);
+  ASSERT_EQ(created.status().code(), StatusCode::kTimeout);
+  EXPECT_EQ(created.status().message(),
+            "Timeout: request did not complete within the allotted timeout");
+  EXPECT_EQ(registry_->Get(*pods_, "default", "late").status().code(),
+            StatusCode::kNotFound);
+
+  ASSERT_TRUE(registry_->Create(*pods_, "default", Pod("p"), {}).ok());
+  auto patched =
+      registry_->Patch(*pods_, "default", "p", "", PatchType::kMergePatch,
+                       R"({"metadata":{"labels":{"a":"b"}}})", late);
+  ASSERT_EQ(patched.status().code(), StatusCode::kTimeout);
+  auto after = registry_->Get(*pods_, "default", "p");
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->at("metadata").contains("labels") &&
+               after->at("metadata")["labels"].contains("a"));
+
+  DeleteOptions late_delete;
+  late_delete.deadline = late.deadline;
+  late_delete.grace_period_seconds = 0;
+  EXPECT_EQ(
+      registry_->Delete(*pods_, "default", "p", late_delete).status().code(),
+      StatusCode::kTimeout);
+  EXPECT_TRUE(registry_->Get(*pods_, "default", "p").ok());
+
+  WriteOptions in_time;
+  in_time.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  EXPECT_TRUE(registry_->Create(*pods_, "default", Pod("early"), in_time).ok());
+}
+
+// Fields the schema does not know are dropped before anything is stored or
+// recorded, as a real server's decoder drops them, unless validation is
+// strict (which refuses the write).
+TEST_F(RegistryTest, UnknownFieldsArePrunedUnlessStrict) {
+  json pod = Pod("unknown");
+  pod["spec"]["bogus"] = 1;
+  pod["spec"]["containers"][0]["colour"] = "red";
+  pod["metadata"]["labelz"] = {{"a", "b"}};
+  std::vector<std::string> warnings;
+  WriteOptions warn;
+  warn.warnings = &warnings;
+  auto created = registry_->Create(*pods_, "default", pod, warn);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "unknown field \"metadata.labelz\"",
+                          "unknown field \"spec.bogus\"",
+                          "unknown field \"spec.containers[0].colour\""}));
+  auto stored = registry_->Get(*pods_, "default", "unknown");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_FALSE((*stored)["spec"].contains("bogus"));
+  EXPECT_FALSE((*stored)["spec"]["containers"][0].contains("colour"));
+  EXPECT_FALSE((*stored)["metadata"].contains("labelz"));
+  std::string managed = (*stored)["metadata"]["managedFields"].dump();
+  EXPECT_EQ(managed.find("bogus"), std::string::npos) << managed;
+  EXPECT_EQ(managed.find("colour"), std::string::npos) << managed;
+
+  // Ignore drops them silently; patches are pruned the same way.
+  WriteOptions ignore;
+  ignore.field_validation = FieldValidation::kIgnore;
+  auto patched =
+      registry_->Patch(*pods_, "default", "unknown", "", PatchType::kMergePatch,
+                       R"({"spec":{"other":true}})", ignore);
+  ASSERT_TRUE(patched.ok()) << patched.status().ToString();
+  EXPECT_FALSE(patched->object["spec"].contains("other"));
+
+  WriteOptions strict;
+  strict.field_validation = FieldValidation::kStrict;
+  pod["metadata"]["name"] = "strict";
+  EXPECT_EQ(registry_->Create(*pods_, "default", pod, strict).status().code(),
+            StatusCode::kBadRequest);
+}
+
+// Server-side apply types the configuration first, and a field its schema
+// does not declare fails the apply, as structured-merge-diff's conversion
+// does on a real server (a 500 without a reason, whatever fieldValidation
+// says).
+TEST_F(RegistryTest, ApplyOfAnUndeclaredFieldFails) {
+  json pod = Pod("applied");
+  pod["spec"]["containers"][0]["colour"] = "red";
+  WriteOptions apply;
+  apply.field_manager = "tester";
+  apply.field_validation = FieldValidation::kIgnore;
+  auto r = registry_->Patch(*pods_, "default", "applied", "", PatchType::kApply,
+                            pod.dump(), apply);
+  ASSERT_EQ(r.status().code(), StatusCode::kUnclassified);
+  EXPECT_EQ(r.status().message(),
+            "failed to create typed patch object (/applied; /v1, "
+            "Kind=Pod): .spec.containers[name=\"c1\"].colour: field not "
+            "declared in schema");
+  EXPECT_EQ(registry_->Get(*pods_, "default", "applied").status().code(),
+            StatusCode::kNotFound);
+}
+
+// No write stores an object deeper than a request body may nest, however
+// it was built.
+TEST_F(RegistryTest, ObjectsDeeperThanTheBodyLimitAreRefused) {
+  json deep = 1;
+  for (int i = 0; i < 1200; ++i) deep = json::array({std::move(deep)});
+  json pod = Pod("deep");
+  pod["metadata"]["annotations"] = {{"a", "b"}};
+  pod["spec"]["bogus"] = deep;
+  auto r = registry_->Create(*pods_, "default", pod, {});
+  ASSERT_EQ(r.status().code(), StatusCode::kBadRequest);
+  EXPECT_EQ(r.status().message(), "the object nests deeper than 1000 levels");
+}
+
 TEST_F(RegistryTest, GuaranteedUpdateMutatesWithoutManagedFields) {
   WriteOptions creator;
   creator.field_manager = "creator";
@@ -845,8 +956,12 @@ namespace kmock::registry {
 namespace {
 
 // The scale subresource is generic: any kind that declares where its
-// replicas live gets an autoscaling/v1 Scale view (here a Service copy).
+// replicas live gets an autoscaling/v1 Scale view (here a Service copy,
+// written as in-process writers write: the Service schema has no replicas,
+// so a client's write would have them pruned).
 TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
+  WriteOptions typed;
+  typed.typed_in_process = true;
   api::ResourceInfo scalable = *api::Catalog::Get().Find("", "v1", "services");
   scalable.key_prefix = "/registry/scaletest/";
   scalable.make_allocator = nullptr;
@@ -857,7 +972,7 @@ TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
                {{"replicas", 2},
                 {"podSelector", {{"matchLabels", {{"app", "web"}}}}},
                 {"ports", {{{"port", 80}}}}}}};
-  ASSERT_TRUE(registry_->Create(scalable, "default", svc, {}).ok());
+  ASSERT_TRUE(registry_->Create(scalable, "default", svc, typed).ok());
   auto sc = registry_->Get(scalable, "default", "web", "scale");
   ASSERT_TRUE(sc.ok()) << sc.status().ToString();
   EXPECT_EQ((*sc)["kind"], "Scale");
@@ -867,7 +982,7 @@ TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
 
   auto p = registry_->Patch(scalable, "default", "web", "scale",
                             PatchType::kMergePatch,
-                            R"({"spec":{"replicas":5}})", {});
+                            R"({"spec":{"replicas":5}})", typed);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->object["spec"]["replicas"], 5);
   EXPECT_EQ((*registry_->Get(scalable, "default", "web"))["spec"]["replicas"],
@@ -875,7 +990,7 @@ TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
 
   auto neg = registry_->Patch(scalable, "default", "web", "scale",
                               PatchType::kMergePatch,
-                              R"({"spec":{"replicas":-1}})", {});
+                              R"({"spec":{"replicas":-1}})", typed);
   ASSERT_FALSE(neg.ok());
   EXPECT_EQ(neg.status().code(), StatusCode::kInvalid);
   EXPECT_EQ(neg.status().message(),

@@ -51,6 +51,8 @@ CodeInfo Info(StatusCode code) {
       return {429, "TooManyRequests", true};
     case StatusCode::kInternal:
       return {500, "InternalError", true};
+    case StatusCode::kUnclassified:
+      return {500, "", false};
     case StatusCode::kServiceUnavailable:
       return {503, "ServiceUnavailable", false};
     case StatusCode::kTimeout:

@@ -1,6 +1,7 @@
 """Bad input through kubectl gets kube-apiserver's code and message, and
 nothing is stored."""
 
+import json
 import os
 import unittest
 
@@ -80,6 +81,44 @@ class BadInputTest(harness.ServerTestCase):
             'version "v1" cannot be handled as a Pod: strict decoding error: '
             'unknown field "spec.foo"' % path)
         self.assert_not_stored("x")
+
+    def test_unknown_field_not_validated_is_dropped(self):
+        # --validate=false (fieldValidation=Ignore) and --validate=warn:
+        # the server drops what its schema does not know, stores and
+        # records none of it, as a real server's decoder does.
+        for flag, name, warning in (
+                ("--validate=false", "lax", ""),
+                ("--validate=warn", "warned",
+                 'Warning: unknown field "spec.foo"\n')):
+            with self.subTest(flag=flag):
+                path = self.manifest(name + ".yaml", name=name,
+                                     spec="  foo: 1\n" + ONE_CONTAINER)
+                p = self.kubectl.run("create", flag, "-f", path)
+                self.assertEqual(p.stdout, "pod/%s created\n" % name)
+                self.assertEqual(p.stderr, warning)
+                p = self.kubectl.run("get", "pod", name, "-o", "json",
+                                     "--show-managed-fields")
+                pod = json.loads(p.stdout)
+                self.assertNotIn("foo", pod["spec"])
+                self.assertNotIn("f:foo", json.dumps(
+                    pod["metadata"]["managedFields"]))
+                self.kubectl.run("delete", "pod", name, "--wait=false")
+
+    def test_unknown_field_server_side_apply(self):
+        # Structured-merge-diff types the configuration and refuses a field
+        # its schema does not declare, whatever the validation: a 500
+        # without a reason on a real server.
+        path = self.manifest("ssa-unknown.yaml", name="ssa",
+                             spec="  foo: 1\n" + ONE_CONTAINER)
+        p = self.kubectl.run("apply", "--server-side", "--validate=false",
+                             "-f", path, check=False)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertEqual(
+            p.stderr,
+            "Error from server: failed to create typed patch object "
+            "(default/ssa; /v1, Kind=Pod): .spec.foo: field not declared in "
+            "schema\n")
+        self.assert_not_stored("ssa")
 
     def test_namespace_not_found(self):
         path = self.manifest("nons.yaml", ns="nosuch")
