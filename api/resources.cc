@@ -44,11 +44,17 @@ ResourceInfo Pods() {
   r.categories = {"all"};
   r.namespaced = true;
   r.verbs = kAllVerbs;
-  // Served so far: status, binding, log. A v1.33 server also advertises
-  // attach, ephemeralcontainers, eviction, exec, portforward, proxy, resize.
-  r.subresources = {Sub("binding", "", "Binding", {"create"}),
-                    Sub("log", "", "Pod", {"get"}),
-                    Sub("status", "", "Pod", kStatusVerbs)};
+  // Served so far: status, binding, log; attach, exec and portforward are
+  // answered but open no stream yet (server/handlers/container_stream.cc).
+  // A v1.33 server also advertises ephemeralcontainers, eviction, proxy,
+  // resize.
+  r.subresources = {
+      Sub("attach", "", "PodAttachOptions", {"create", "get"}),
+      Sub("binding", "", "Binding", {"create"}),
+      Sub("exec", "", "PodExecOptions", {"create", "get"}),
+      Sub("log", "", "Pod", {"get"}),
+      Sub("portforward", "", "PodPortForwardOptions", {"create", "get"}),
+      Sub("status", "", "Pod", kStatusVerbs)};
   r.key_prefix = "/registry/pods/";
   r.schema_type = "io.k8s.api.core.v1.Pod";
   r.columns = kinds::PodColumns();

@@ -18,11 +18,13 @@
 #include "api/schema.h"
 #include "common/thread_name.h"
 #include "server/connection_hooks.h"
+#include "server/connection_marks.h"
 #include "server/connection_pool.h"
 #include "server/connection_watchdog.h"
 #include "server/errors.h"
 #include "server/nesting_guard.h"
 #include "server/openapi.h"
+#include "server/query_params.h"
 #include "server/response.h"
 #include "server/router.h"
 #include "server/stream_tracker.h"
@@ -44,6 +46,9 @@ constexpr size_t kWarmWorkers = 4;
 constexpr std::chrono::seconds kWorkerIdleExit{30};
 // Precision of the connection deadlines.
 constexpr std::chrono::milliseconds kWatchdogTick{250};
+// A connection whose answer says it closes is cut this long after the
+// answer at the latest (its write side is shut at once).
+constexpr std::chrono::milliseconds kCloseAfterAnswer{1000};
 // Request bodies may nest this deep (JSON arrays and objects, YAML flow
 // collections); deeper gets 400 before anything parses them. Patches have
 // the same limit.
@@ -89,6 +94,66 @@ bool HasBody(const httplib::Request& req) {
   return !length.empty() && length != "0";
 }
 
+// Methods whose body the HTTP library hands to a content reader; it never
+// reads the body of any other request.
+bool BodyIsRead(const httplib::Request& req) {
+  return req.method == "POST" || req.method == "PUT" || req.method == "PATCH" ||
+         req.method == "DELETE";
+}
+
+// A body the handlers left unread is read and thrown away up to this size
+// (as a too-large body is, see router.cc), so that the connection can
+// serve the next request and the client reads the answer rather than a
+// reset; past it, the connection is closed.
+constexpr size_t kMaxDrainedUnreadBody = 64 * 1024 * 1024;
+
+// Reads and throws away a body nothing read, keeping the answer's status
+// (the library sets 413 on a body over its payload limit, which it skips
+// while reading). False when the body is too large to drain: the
+// connection must then close.
+bool DrainUnreadBody(const httplib::Request& req,
+                     const httplib::ContentReader& reader,
+                     httplib::Response* res) {
+  if (req.has_header("Content-Length")) {
+    unsigned long long declared = std::strtoull(
+        req.get_header_value("Content-Length").c_str(), nullptr, 10);
+    // The library would wait for every declared byte.
+    if (declared > kMaxDrainedUnreadBody) return false;
+  }
+  int status = res->status;
+  size_t drained = 0;
+  bool ok = reader([&drained](const char*, size_t n) {
+    drained += n;
+    return drained <= kMaxDrainedUnreadBody;
+  });
+  res->status = status;
+  return ok || drained <= kMaxDrainedUnreadBody;
+}
+
+// A Content-Length that is not a plain decimal number: Go's server answers
+// 400 (the library would read "-5" as a huge length and answer 413).
+bool MalformedContentLength(const httplib::Request& req) {
+  if (!req.has_header("Content-Length")) return false;
+  std::string length = req.get_header_value("Content-Length");
+  return length.empty() ||
+         length.find_first_not_of("0123456789") != std::string::npos;
+}
+
+// What the server's handlers see of a request, whatever the library made
+// of it: the query parsed as Go parses it (see query_params.h), and no byte
+// ranges: kube-apiserver ignores Range on every path, and the library
+// would otherwise answer a Range with as many copies of the body as it
+// names (bytes=0-,0-,... turned a 3 KB request into a 783 MB response).
+void NormalizeRequest(const httplib::Request& req) {
+  // The library's own, non-const request object, handed to its hooks as
+  // const.
+  auto& mutable_req = const_cast<httplib::Request&>(req);
+  mutable_req.params = ParseQuery(RawQueryOf(req.target));
+  mutable_req.ranges.clear();
+  // Before routing (an answer to a bad Range) the library has not set it.
+  if (mutable_req.ssl == nullptr) mutable_req.ssl = ThisThreadsConnection();
+}
+
 // SO_REUSEADDR only: the library's default also sets SO_REUSEPORT, which
 // lets a second server bind the same port silently.
 void ListenSocketOptions(socket_t sock) {
@@ -120,6 +185,7 @@ class ApiServer::Impl {
     config.max_request_body_bytes = options_.max_request_body_bytes;
     config.kubernetes_version = options_.kubernetes_version;
     config.min_request_timeout = options_.min_request_timeout;
+    config.request_timeout = options_.request_timeout;
     router_ = std::make_unique<Router>(std::move(config));
   }
 
@@ -222,6 +288,7 @@ class ApiServer::Impl {
     s.set_pre_routing_handler(
         [watchdog, request_timeout](const httplib::Request& req,
                                     httplib::Response&) {
+          NormalizeRequest(req);
           std::optional<SteadyClock::time_point> deadline;
           if (HasBody(req)) deadline = SteadyClock::now() + request_timeout;
           watchdog->SetDeadline(SocketOfRequest(req), deadline);
@@ -236,17 +303,27 @@ class ApiServer::Impl {
                               httplib::Response& res,
                               const httplib::ContentReader& reader) {
       NestingGuard guard(kMaxBodyNesting);
+      bool read = false;
       httplib::ContentReader guarded(
           [&](httplib::ContentReceiver receive) {
+            read = true;
             return reader([&](const char* data, size_t n) {
               return guard.Feed(data, n) && receive(data, n);
             });
           },
           [&](httplib::MultipartContentHeader header,
               httplib::ContentReceiver receive) {
+            read = true;
             return reader(std::move(header), std::move(receive));
           });
       router->Serve(req, res, &guarded);
+      if (!read) {
+        // Answered before the body was needed (404, 401, 405, 415...): the
+        // body must not be read as the next request.
+        if (!DrainUnreadBody(req, reader, &res))
+          res.set_header("Connection", "close");
+        return;
+      }
       if (!guard.too_deep()) return;
       // The rest of the body was left unread.
       if (res.status != 413) {
@@ -287,8 +364,24 @@ class ApiServer::Impl {
     // bodies) get a Status body too.
     size_t max_body = options_.max_request_body_bytes;
     s.set_error_handler(
-        [max_body](const httplib::Request&, httplib::Response& res) {
-          if (!res.body.empty()) return;
+        [max_body, router, watchdog](const httplib::Request& req,
+                                     httplib::Response& res) {
+          if (!res.body.empty() || res.content_provider_) return;
+          if (res.status == 416 && !HasBody(req)) {
+            // The library refuses a Range it cannot parse before routing;
+            // kube-apiserver ignores Range, so serve the request as it is.
+            NormalizeRequest(req);
+            watchdog->SetDeadline(SocketOfRequest(req), std::nullopt);
+            res = httplib::Response();
+            return router->Serve(req, res, nullptr);
+          }
+          if (res.status == 416) res.set_header("Connection", "close");
+          if (MalformedContentLength(req)) {
+            // Requests without a content reader (GET) with "-5": the
+            // library's 413 becomes Go's 400.
+            res.status = 400;
+            res.set_header("Connection", "close");
+          }
           Status st = res.status == 413 ? RequestEntityTooLargeError(max_body)
                       : res.status == 404
                           ? NotFoundPathError()
@@ -308,8 +401,25 @@ class ApiServer::Impl {
     s.set_logger(
         [watchdog, next_request_within, verbose](const httplib::Request& req,
                                                  const httplib::Response& res) {
-          watchdog->SetDeadline(SocketOfRequest(req),
-                                SteadyClock::now() + next_request_within);
+          int fd = SocketOfRequest(req);
+          bool close = res.get_header_value("Connection") == "close" ||
+                       (HasBody(req) && !BodyIsRead(req));
+          if (close && fd >= 0) {
+            // The library would keep the connection for the next request
+            // even when the answer says it closes (or when it left a GET's
+            // body unread): send FIN after the answer, and make its wait
+            // for the next request fail so that it closes the connection.
+            shutdown(fd, SHUT_WR);
+            MarkClosing(fd);
+            watchdog->SetDeadline(fd, SteadyClock::now() + kCloseAfterAnswer);
+          } else {
+            watchdog->SetDeadline(fd, SteadyClock::now() + next_request_within);
+            // Requests the client sent together with this one may already
+            // sit in the TLS layer, where polling the socket cannot see
+            // them.
+            if (req.ssl != nullptr && SSL_has_pending(req.ssl) == 1)
+              MarkPendingTlsInput(fd);
+          }
           if (!verbose) return;
           std::string line = req.method + " " + req.target + " " +
                              std::to_string(res.status) + " " +

@@ -49,44 +49,63 @@ bool IsPublicPath(std::string_view path) {
 Authenticator::Authenticator(std::vector<TokenUser> tokens)
     : tokens_(std::move(tokens)) {}
 
+std::optional<std::string_view> BearerToken(std::string_view authorization) {
+  // Go's strings.TrimSpace of the whole header, then SplitN(" ", 3).
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  size_t first = authorization.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return std::nullopt;
+  authorization = authorization.substr(
+      first, authorization.find_last_not_of(kSpace) - first + 1);
+  size_t space = authorization.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  std::string_view scheme = authorization.substr(0, space);
+  if (scheme.size() != 6 ||
+      !std::equal(scheme.begin(), scheme.end(), "bearer",
+                  [](char a, char b) { return std::tolower(a) == b; }))
+    return std::nullopt;
+  std::string_view rest = authorization.substr(space + 1);
+  std::string_view token = rest.substr(0, rest.find(' '));
+  // "Bearer  x": the token between the two spaces is empty, which
+  // kube-apiserver treats as no token at all.
+  if (token.empty()) return std::nullopt;
+  return token;
+}
+
 Result<std::optional<registry::UserInfo>> Authenticator::Authenticate(
     const SSL* ssl, std::string_view authorization) const {
-  if (!authorization.empty()) {
-    constexpr std::string_view kBearer = "Bearer ";
-    if (authorization.size() > kBearer.size() &&
-        std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),
-                   [](char a, char b) {
-                     return std::tolower(a) == std::tolower(b);
-                   })) {
-      std::string_view token = authorization.substr(kBearer.size());
-      while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-      while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
-      for (const TokenUser& t : tokens_) {
-        if (SameToken(t.token, token)) {
-          registry::UserInfo user = t.user;
-          AddAuthenticatedGroup(user);
-          return std::optional<registry::UserInfo>(std::move(user));
-        }
-      }
-      return UnauthorizedError();
-    }
-  }
+  // kube-apiserver asks its authenticators in turn, client certificates
+  // before tokens; the first that knows the request wins, and a failure is
+  // reported only when none does.
+  bool failed = false;
   if (ssl != nullptr) {
     X509* cert = SSL_get1_peer_certificate(ssl);
     if (cert != nullptr) {
       // The handshake accepts any certificate, as kube-apiserver's does;
       // one that does not verify against the client CA (another CA,
-      // expired) is a failed login: 401, on every path.
+      // expired) is a failed login unless a token succeeds.
       if (SSL_get_verify_result(ssl) != X509_V_OK) {
-        X509_free(cert);
-        return UnauthorizedError();
+        failed = true;
+      } else {
+        registry::UserInfo user = UserFromCertificate(cert);
+        if (!user.name.empty()) {
+          X509_free(cert);
+          return std::optional<registry::UserInfo>(std::move(user));
+        }
       }
-      registry::UserInfo user = UserFromCertificate(cert);
       X509_free(cert);
-      if (!user.name.empty())
-        return std::optional<registry::UserInfo>(std::move(user));
     }
   }
+  if (std::optional<std::string_view> token = BearerToken(authorization)) {
+    for (const TokenUser& t : tokens_) {
+      if (SameToken(t.token, *token)) {
+        registry::UserInfo user = t.user;
+        AddAuthenticatedGroup(user);
+        return std::optional<registry::UserInfo>(std::move(user));
+      }
+    }
+    failed = true;
+  }
+  if (failed) return UnauthorizedError();
   // Other schemes (e.g. Basic) are not served: the request is anonymous.
   return std::optional<registry::UserInfo>();
 }

@@ -34,6 +34,11 @@ struct TokenUser {
 // The user a client certificate names (CN, O values + system:authenticated).
 registry::UserInfo UserFromCertificate(X509* cert);
 
+// The token of an Authorization header as kube-apiserver reads it: the
+// header trimmed, split at single spaces, "Bearer" in any case, then the
+// next part; nullopt when there is none or it is empty ("Bearer  x").
+std::optional<std::string_view> BearerToken(std::string_view authorization);
+
 // Paths anyone may read without credentials.
 bool IsPublicPath(std::string_view path);
 

@@ -2,10 +2,15 @@
 
 #include <sys/socket.h>
 
+#include "server/connection_marks.h"
 #include "server/connection_pool.h"
 
 namespace kmock::server {
 namespace {
+
+// The TLS connection this thread serves: a connection is served on one
+// thread from its handshake to its end.
+thread_local const SSL* current_connection = nullptr;
 
 // Kept on each tracked SSL object; its free callback forgets the socket.
 struct TrackedSocket {
@@ -13,10 +18,12 @@ struct TrackedSocket {
   int fd;
 };
 
-void FreeTrackedSocket(void* /*parent*/, void* ptr, CRYPTO_EX_DATA* /*ad*/,
+void FreeTrackedSocket(void* parent, void* ptr, CRYPTO_EX_DATA* /*ad*/,
                        int /*idx*/, long /*argl*/, void* /*argp*/) {
+  if (current_connection == parent) current_connection = nullptr;
   auto* tracked = static_cast<TrackedSocket*>(ptr);
   if (tracked == nullptr) return;
+  ClearConnectionMarks(tracked->fd);
   tracked->watchdog->Forget(tracked->fd);
   delete tracked;
 }
@@ -37,6 +44,7 @@ void OnInfo(const SSL* ssl, int where, int /*ret*/) {
   if ((where & SSL_CB_HANDSHAKE_START) == 0) return;
   SSL* s = const_cast<SSL*>(ssl);
   if (SSL_get_ex_data(s, SslIndex()) != nullptr) return;  // renegotiation
+  current_connection = ssl;
   int fd = SSL_get_fd(s);
   if (fd < 0) return;
   if (ConnectionPool::CurrentTaskRefused()) {
@@ -62,6 +70,8 @@ void OnInfo(const SSL* ssl, int where, int /*ret*/) {
 }
 
 }  // namespace
+
+const SSL* ThisThreadsConnection() { return current_connection; }
 
 Status InstallConnectionHooks(SSL_CTX* ctx,
                               const ConnectionHookConfig* config) {

@@ -35,6 +35,11 @@ struct ConnectionHookConfig {
 // `config` must outlive ctx.
 Status InstallConnectionHooks(SSL_CTX* ctx, const ConnectionHookConfig* config);
 
+// The TLS connection the calling thread serves (each connection is served
+// on one thread), or null: for the few places where the HTTP library has
+// not put it in the request yet (its answers before routing).
+const SSL* ThisThreadsConnection();
+
 }  // namespace kmock::server
 
 #endif  // KMOCK_SERVER_CONNECTION_HOOKS_H_

@@ -63,6 +63,13 @@ Result<std::string> ReadBody(const httplib::Request& req,
     return req.body;
   }
   std::string length = req.get_header_value("Content-Length");
+  if (req.has_header("Content-Length") &&
+      (length.empty() ||
+       length.find_first_not_of("0123456789") != std::string::npos)) {
+    // "-5" and the like: Go's server refuses them before any handler.
+    *must_close = true;
+    return BadRequestError("bad Content-Length \"" + length + "\"");
+  }
   if (!length.empty()) {
     char* end = nullptr;
     unsigned long long n = std::strtoull(length.c_str(), &end, 10);
@@ -223,6 +230,7 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
       NegotiateOutput(req.get_header_value("Accept"), readable);
   if (!output.ok()) return WriteError(res, output.status());
 
+  const auto routed = std::chrono::steady_clock::now();
   std::string body;
   if (IsWrite(info.verb)) {
     bool must_close = false;
@@ -247,9 +255,13 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.output = *output;
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;
+  if (IsWrite(info.verb) && config_.request_timeout.count() > 0)
+    ctx.deadline = routed + config_.request_timeout;
 
   if (info.verb == "get" && info.subresource == "log")
     return HandleLog(ctx, res);
+  if (IsContainerStream(info.subresource))
+    return HandleContainerStream(ctx, res);
   if (info.verb == "get") return HandleGet(ctx, res);
   if (info.verb == "list") return HandleList(ctx, res);
   if (info.verb == "watch") return HandleWatch(ctx, res);

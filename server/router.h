@@ -39,6 +39,9 @@ struct RouterConfig {
   size_t max_request_body_bytes = 3 * 1024 * 1024;
   std::string kubernetes_version;
   std::chrono::seconds min_request_timeout{1800};
+  // A write that has not reached the store this long after it was routed
+  // stores nothing and answers 504 (0 = no limit).
+  std::chrono::milliseconds request_timeout{0};
 };
 
 class Router {

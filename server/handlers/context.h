@@ -12,6 +12,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "api/resource.h"
@@ -42,6 +43,9 @@ struct RequestContext {
   const std::string* body = nullptr;
   // Base of the jittered watch timeout.
   std::chrono::seconds min_request_timeout{1800};
+  // When a write must have reached the store (request_timeout after the
+  // request was routed); none for reads.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // get.cc: GET of one object (or of its status subresource).
@@ -56,6 +60,9 @@ void HandleCreate(const RequestContext& ctx, httplib::Response& res);
 void HandleUpdate(const RequestContext& ctx, httplib::Response& res);
 // patch.cc: PATCH of an object or subresource.
 void HandlePatch(const RequestContext& ctx, httplib::Response& res);
+// container_stream.cc: pods/<name>/attach, exec and portforward.
+bool IsContainerStream(const std::string& subresource);
+void HandleContainerStream(const RequestContext& ctx, httplib::Response& res);
 // delete.cc: DELETE of one object, and of a collection.
 void HandleDelete(const RequestContext& ctx, httplib::Response& res);
 void HandleDeleteCollection(const RequestContext& ctx, httplib::Response& res);

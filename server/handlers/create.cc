@@ -30,6 +30,7 @@ void HandleCreate(const RequestContext& ctx, httplib::Response& res) {
       WriteOptionsFrom(*ctx.req, ctx.user, "CreateOptions");
   if (!opts.ok()) return WriteError(res, opts.status());
   opts->warnings = &warnings;
+  opts->deadline = ctx.deadline;
 
   const std::string& sub = ctx.info->subresource;
   if (sub == "binding" && ctx.resource->group.empty() &&

@@ -19,6 +19,7 @@ void HandleDelete(const RequestContext& ctx, httplib::Response& res) {
     return WriteError(res, MethodNotAllowedError());
   Result<DeleteRequest> d = DeleteRequestFrom(*ctx.req, *ctx.body, ctx.user);
   if (!d.ok()) return WriteError(res, d.status());
+  d->options.deadline = ctx.deadline;
   Result<registry::DeleteResult> out = ctx.registry->Delete(
       *ctx.resource, ctx.info->ns, ctx.info->name, d->options);
   if (!out.ok()) return WriteError(res, out.status());

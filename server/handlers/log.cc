@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "common/json_view.h"
 #include "server/errors.h"
 #include "server/handlers/context.h"
 #include "server/handlers/stream_util.h"
@@ -66,29 +67,50 @@ Result<std::string> PickContainer(const json& pod, const std::string& asked) {
                          name);
 }
 
-// What the kubelet answers for a container that has not started.
-Status ContainerNotStarted(const json& pod, const std::string& container) {
+// The status of the named container, or null.
+const json* ContainerStatusOf(const json& pod, const std::string& container) {
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return nullptr;
+  for (const char* list : {"containerStatuses", "initContainerStatuses",
+                           "ephemeralContainerStatuses"}) {
+    auto it = status->find(list);
+    if (it == status->end() || !it->is_array()) continue;
+    for (const auto& cs : *it)
+      if (cs.value("name", "") == container) return &cs;
+  }
+  return nullptr;
+}
+
+// What the apiserver and then the kubelet answer when there is no log to
+// read: no node yet; for previous=true (checked first by the kubelet) no
+// terminated earlier instance; else a container that has not started.
+Status NoLogToRead(const json& pod, const std::string& container,
+                   bool previous) {
   const std::string name = pod["metadata"].value("name", "");
   if (pod["spec"].value("nodeName", "").empty())
     return BadRequestError("pod " + name + " does not have a host assigned");
+  const json* cs = ContainerStatusOf(pod, container);
+  if (previous) {
+    const json* last = cs == nullptr ? nullptr : &ObjectAt(*cs, "lastState");
+    if (last == nullptr ||
+        StringAt(ObjectAt(*last, "terminated"), "containerID").empty())
+      return BadRequestError("previous terminated container \"" + container +
+                             "\" in pod \"" + name + "\" not found");
+    return Status::Ok();
+  }
   auto status = pod.find("status");
   if (status == pod.end() || !status->is_object()) return Status::Ok();
-  for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
-    auto it = status->find(list);
-    if (it == status->end() || !it->is_array()) continue;
-    for (const auto& cs : *it) {
-      if (cs.value("name", "") != container) continue;
-      auto state = cs.find("state");
-      if (state == cs.end() || !state->is_object()) continue;
-      if (auto w = state->find("waiting"); w != state->end() && w->is_object())
-        return BadRequestError("container \"" + container + "\" in pod \"" +
-                               name + "\" is waiting to start: " +
-                               w->value("reason", "ContainerCreating"));
-      return Status::Ok();
+  std::string waiting = "ContainerCreating";
+  if (cs != nullptr) {
+    auto state = cs->find("state");
+    if (state != cs->end() && state->is_object()) {
+      auto w = state->find("waiting");
+      if (w == state->end() || !w->is_object()) return Status::Ok();
+      waiting = w->value("reason", waiting);
     }
   }
   return BadRequestError("container \"" + container + "\" in pod \"" + name +
-                         "\" is waiting to start: ContainerCreating");
+                         "\" is waiting to start: " + waiting);
 }
 
 bool IsTrue(const httplib::Request& req, const char* param) {
@@ -148,10 +170,12 @@ void HandleLog(const RequestContext& ctx, httplib::Response& res) {
   Result<std::string> container =
       PickContainer(*pod, ctx.req->get_param_value("container"));
   if (!container.ok()) return WriteError(res, container.status());
-  if (Status st = ContainerNotStarted(*pod, *container); !st.ok())
+  const bool previous = IsTrue(*ctx.req, "previous");
+  if (Status st = NoLogToRead(*pod, *container, previous); !st.ok())
     return WriteError(res, st);
 
-  if (!IsTrue(*ctx.req, "follow")) {
+  // A previous instance has ended: its log is read whole, never followed.
+  if (previous || !IsTrue(*ctx.req, "follow")) {
     res.status = 200;
     res.set_content("", "text/plain");
     return;

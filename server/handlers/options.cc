@@ -1,9 +1,11 @@
 #include "server/handlers/options.h"
 
 #include <charconv>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "common/go_quote.h"
 #include "server/errors.h"
 #include "server/negotiation.h"
 
@@ -54,6 +56,28 @@ Status CheckDryRun(const std::vector<std::string>& values,
     }
   }
   *dry_run = true;
+  return Status::Ok();
+}
+
+// kube-apiserver's ValidateFieldManager: at most 128 bytes, printable.
+Status CheckFieldManager(const std::string& manager, std::string_view kind) {
+  constexpr size_t kMaxFieldManagerBytes = 128;
+  if (manager.size() > kMaxFieldManagerBytes) {
+    return InvalidOptionsError(kind, "fieldManager", "FieldValueTooLong",
+                               "Too long: may not be more than " +
+                                   std::to_string(kMaxFieldManagerBytes) +
+                                   " bytes");
+  }
+  for (size_t i = 0; i < manager.size(); ++i) {
+    auto c = static_cast<unsigned char>(manager[i]);
+    if (c >= 0x20 && c != 0x7f) continue;
+    char code[8];
+    std::snprintf(code, sizeof(code), "U+%04X", c);
+    return InvalidOptionsError(kind, "fieldManager", "FieldValueInvalid",
+                               "Invalid value: " + GoQuote(manager) +
+                                   ": invalid character " + code +
+                                   " (at position " + std::to_string(i) + ")");
+  }
   return Status::Ok();
 }
 
@@ -116,6 +140,7 @@ Result<registry::WriteOptions> WriteOptionsFrom(const httplib::Request& req,
   KMOCK_RETURN_IF_ERROR(
       CheckDryRun(QueryValues(req, "dryRun"), options_kind, &o.dry_run));
   o.field_manager = QueryParam(req, "fieldManager");
+  KMOCK_RETURN_IF_ERROR(CheckFieldManager(o.field_manager, options_kind));
   if (o.field_manager.empty()) {
     o.field_manager = ManagerFromUserAgent(req.get_header_value("User-Agent"));
   }

@@ -21,6 +21,7 @@ void HandlePatch(const RequestContext& ctx, httplib::Response& res) {
       WriteOptionsFrom(*ctx.req, ctx.user, "PatchOptions");
   if (!opts.ok()) return WriteError(res, opts.status());
   opts->warnings = &warnings;
+  opts->deadline = ctx.deadline;
 
   bool apply = *type == registry::PatchType::kApply;
   if (apply && QueryParam(*ctx.req, "fieldManager").empty()) {

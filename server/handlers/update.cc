@@ -14,6 +14,7 @@ void HandleUpdate(const RequestContext& ctx, httplib::Response& res) {
       WriteOptionsFrom(*ctx.req, ctx.user, "UpdateOptions");
   if (!opts.ok()) return WriteError(res, opts.status());
   opts->warnings = &warnings;
+  opts->deadline = ctx.deadline;
 
   api::BodyFindings findings;
   Result<nlohmann::json> obj =

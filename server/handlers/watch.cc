@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -344,8 +345,10 @@ void HandleWatch(const RequestContext& ctx, httplib::Response& res) {
   }
 
   std::chrono::milliseconds length;
-  if (timeout->has_value() && **timeout > 0) {
-    length = std::chrono::seconds(**timeout);
+  if (timeout->has_value() && **timeout != 0) {
+    // As kube-apiserver's timer: a negative timeout has passed already, so
+    // the watch ends at once.
+    length = std::chrono::seconds(std::max<int64_t>(0, **timeout));
   } else {
     // min_request_timeout * (1 + r), r uniform in [0, 1).
     constexpr uint64_t kSteps = 1000000;

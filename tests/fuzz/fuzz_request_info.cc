@@ -7,7 +7,8 @@
 //   <body, for DELETE options>
 //
 // The path is split and decoded as cpp-httplib does, then parsed into a
-// RequestInfo; the query feeds the list, watch, write and delete options
+// RequestInfo; the query, parsed as the server parses it (Go's rules),
+// feeds the list, watch, write and delete options
 // (selectors and continue tokens included); the headers feed content
 // negotiation.
 #include <httplib.h>
@@ -21,6 +22,7 @@
 #include "registry/object_codec.h"
 #include "server/handlers/options.h"
 #include "server/negotiation.h"
+#include "server/query_params.h"
 #include "server/request_info.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -64,8 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   httplib::Request req;
   req.method = method;
   req.path = httplib::detail::decode_url(target.substr(0, q), false);
-  if (q != std::string::npos)
-    httplib::detail::parse_query_text(target.substr(q + 1), req.params);
+  req.target = target;
+  // As the server does before any handler runs (query_params.h).
+  req.params = server::ParseQuery(server::RawQueryOf(target));
   req.headers.emplace("Accept", accept);
   req.headers.emplace("Content-Type", content_type);
   req.headers.emplace("User-Agent", "kubectl/v1.33.1 (linux/amd64)");
