@@ -346,11 +346,39 @@ TEST(ApplyTest, TwoKeyListMapsMergeByBothKeys) {
   auto r2 = Apply(r->object, more, o2, S(), PodType());
   ASSERT_TRUE(r2.ok()) << r2.status().message();
   EXPECT_EQ(r2->object["spec"]["containers"][0]["ports"].size(), 3u);
-  // Duplicate keys in a configuration are rejected.
+  // Duplicate keys in a configuration are rejected (a 500 without a
+  // reason, as structured-merge-diff's typing error is on a real server).
   json dup = pod;
   dup["spec"]["containers"][0]["ports"][1]["protocol"] = "UDP";
   EXPECT_EQ(Apply(nullptr, dup, o, S(), PodType()).status().code(),
-            StatusCode::kInternal);
+            StatusCode::kUnclassified);
+}
+
+// A field the schema does not declare fails the typing of the
+// configuration, wherever it is; a struct that keeps unknown fields and
+// the root's apiVersion and kind are not such fields.
+TEST(ApplyTest, UndeclaredFieldsFailTheConfiguration) {
+  ApplyOptions o{
+      "m1", false, "v1", "Pod", "", At(0), DefaultResetFields("", true)};
+  json pod =
+      json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
+    "namespace":"ns"},"spec":{"containers":[{"name":"c","image":"i",
+    "colour":"red"}]}})");
+  auto r = Apply(nullptr, pod, o, S(), PodType());
+  ASSERT_EQ(r.status().code(), StatusCode::kUnclassified);
+  EXPECT_EQ(r.status().message(),
+            "failed to create typed patch object (ns/p; /v1, Kind=Pod): "
+            ".spec.containers[name=\"c\"].colour: field not declared in "
+            "schema");
+  pod["spec"]["containers"][0].erase("colour");
+  pod["metadata"]["labelz"] = json::object();
+  r = Apply(nullptr, pod, o, S(), PodType());
+  ASSERT_EQ(r.status().code(), StatusCode::kUnclassified);
+  EXPECT_NE(r.status().message().find(
+                ".metadata.labelz: field not declared in schema"),
+            std::string::npos);
+  pod["metadata"].erase("labelz");
+  EXPECT_TRUE(Apply(nullptr, pod, o, S(), PodType()).ok());
 }
 
 TEST(ApplyTest, BodyMustNameTheKind) {
