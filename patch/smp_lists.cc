@@ -1,105 +1,49 @@
 #include "patch/smp_lists.h"
 
+#include <cmath>
+#include <functional>
+#include <set>
 #include <utility>
 
 #include "patch/go_format.h"
+#include "patch/go_stable_sort.h"
 #include "patch/patch_status.h"
 
 namespace kmock::patch {
 namespace {
 
 using json = nlohmann::json;
-using Less = std::function<bool(const JsonList&, size_t, size_t)>;
+
+thread_local uint64_t comparisons = 0;
 
 const json& NullJson() {
   static const json kNull;
   return kNull;
 }
 
-// The pieces of Go's stable sort (sort/zsortfunc.go), on [a, b).
-void InsertionSort(JsonList& data, const Less& less, size_t a, size_t b) {
-  for (size_t i = a + 1; i < b; ++i) {
-    for (size_t j = i; j > a && less(data, j, j - 1); --j) {
-      std::swap(data[j], data[j - 1]);
-    }
-  }
-}
-
-void SwapRange(JsonList& data, size_t a, size_t b, size_t n) {
-  for (size_t i = 0; i < n; ++i) std::swap(data[a + i], data[b + i]);
-}
-
-void Rotate(JsonList& data, size_t a, size_t m, size_t b) {
-  size_t i = m - a;
-  size_t j = b - m;
-  while (i != j) {
-    if (i > j) {
-      SwapRange(data, m - i, m, j);
-      i -= j;
-    } else {
-      SwapRange(data, m - i, m + j - i, i);
-      j -= i;
-    }
-  }
-  SwapRange(data, m - i, m, i);
-}
-
-void SymMerge(JsonList& data, const Less& less, size_t a, size_t m, size_t b) {
-  if (m - a == 1) {
-    size_t i = m, j = b;
-    while (i < j) {
-      size_t h = (i + j) >> 1;
-      if (less(data, h, a)) {
-        i = h + 1;
-      } else {
-        j = h;
-      }
-    }
-    for (size_t k = a; k + 1 < i; ++k) std::swap(data[k], data[k + 1]);
-    return;
-  }
-  if (b - m == 1) {
-    size_t i = a, j = m;
-    while (i < j) {
-      size_t h = (i + j) >> 1;
-      if (!less(data, m, h)) {
-        i = h + 1;
-      } else {
-        j = h;
-      }
-    }
-    for (size_t k = m; k > i; --k) std::swap(data[k], data[k - 1]);
-    return;
-  }
-  size_t mid = (a + b) >> 1;
-  size_t n = mid + m;
-  size_t start, r;
-  if (m > mid) {
-    start = n - b;
-    r = mid;
-  } else {
-    start = a;
-    r = m;
-  }
-  size_t p = n - 1;
-  while (start < r) {
-    size_t c = (start + r) >> 1;
-    if (!less(data, p - c, c)) {
-      start = c + 1;
-    } else {
-      r = c;
-    }
-  }
-  size_t end = n - start;
-  if (start < m && m < end) Rotate(data, start, m, end);
-  if (a < start && start < mid) SymMerge(data, less, a, start, mid);
-  if (mid < end && end < b) SymMerge(data, less, mid, end, b);
+// Whether GoEqual can find value equal to anything (itself included).
+bool Indexable(const json& value) {
+  if (value.is_structured()) return false;
+  return !value.is_number_float() || !std::isnan(value.get<double>());
 }
 
 bool HasDeleteDirective(const json& item) {
   if (!item.is_object()) return false;
   auto it = item.find("$patch");
   return it != item.end() && it->is_string() && *it == "delete";
+}
+
+// The position of each element's match value in order (upstream's
+// index(order, element)), -1 when absent.
+std::vector<long> PositionsIn(const JsonList& list, const JsonList& order,
+                              const std::string& merge_key, bool maps) {
+  ValuePositions index(order, merge_key, maps);
+  std::vector<long> out;
+  out.reserve(list.size());
+  for (const json& item : list) {
+    out.push_back(index.First(MatchValue(item, merge_key, maps)));
+  }
+  return out;
 }
 
 // normalizeSliceOrder.
@@ -125,22 +69,38 @@ Result<JsonList> NormalizeSliceOrder(JsonList to_sort, const JsonList& order,
     }
     to_sort = std::move(keep);
   }
-  GoStableSort(to_sort, [&](const JsonList& list, size_t i, size_t j) {
-    int ii = IndexIn(order, list[i], merge_key, maps);
+  // Upstream's comparator looks both elements up in order on every call;
+  // sorting (position in order, element index) pairs compares the same
+  // positions in O(1).
+  std::vector<long> rank = PositionsIn(to_sort, order, merge_key, maps);
+  std::vector<std::pair<long, size_t>> keyed;
+  keyed.reserve(to_sort.size());
+  for (size_t i = 0; i < to_sort.size(); ++i) keyed.emplace_back(rank[i], i);
+  GoStableSort(keyed, [](const std::vector<std::pair<long, size_t>>& list,
+                         size_t i, size_t j) {
+    ++comparisons;
+    long ii = list[i].first;
     if (ii >= 0) {
-      int ij = IndexIn(order, list[j], merge_key, maps);
+      long ij = list[j].first;
       if (ij >= 0) return ii < ij;
     }
     return true;
   });
-  for (json& item : to_delete) to_sort.push_back(std::move(item));
-  return to_sort;
+  JsonList sorted;
+  sorted.reserve(keyed.size() + to_delete.size());
+  for (const auto& [unused, i] : keyed) sorted.push_back(std::move(to_sort[i]));
+  for (json& item : to_delete) sorted.push_back(std::move(item));
+  return sorted;
 }
 
 // mergeSortedSlice: inserts each of left into right by server order.
 JsonList MergeSortedSlice(JsonList left, JsonList right,
                           const JsonList& server_order,
                           const std::string& merge_key, bool maps) {
+  std::vector<long> left_rank =
+      PositionsIn(left, server_order, merge_key, maps);
+  std::vector<long> right_rank =
+      PositionsIn(right, server_order, merge_key, maps);
   JsonList out;
   size_t size = left.size() + right.size();
   out.reserve(size);
@@ -151,8 +111,8 @@ JsonList MergeSortedSlice(JsonList left, JsonList right,
     } else if (j >= right.size() && i < left.size()) {
       out.push_back(std::move(left[i++]));
     } else {
-      int li = IndexIn(server_order, left[i], merge_key, maps);
-      int ri = IndexIn(server_order, right[j], merge_key, maps);
+      long li = left_rank[i];
+      long ri = right_rank[j];
       if (li >= 0 && ri >= 0 && li < ri) {
         out.push_back(std::move(left[i++]));
       } else {
@@ -166,62 +126,125 @@ JsonList MergeSortedSlice(JsonList left, JsonList right,
 }  // namespace
 
 bool GoEqual(const json& a, const json& b) {
+  ++comparisons;
   if (a.is_structured() || b.is_structured()) return false;
-  if (GoTypeName(a) != GoTypeName(b)) return false;
+  if (a.type() != b.type() && GoTypeName(a) != GoTypeName(b)) return false;
   return a == b;
 }
 
-void GoStableSort(JsonList& data, const Less& less) {
-  const size_t n = data.size();
-  size_t block = 20;
-  size_t a = 0, b = block;
-  while (b <= n) {
-    InsertionSort(data, less, a, b);
-    a = b;
-    b += block;
-  }
-  InsertionSort(data, less, a, n);
-  while (block < n) {
-    a = 0;
-    b = 2 * block;
-    while (b <= n) {
-      SymMerge(data, less, a, a + block, b);
-      a = b;
-      b += 2 * block;
+uint64_t ListComparisons() { return comparisons; }
+
+size_t ValuePositions::Hash::operator()(const json& v) const {
+  // Consistent with GoEqual: integers compare as int64 whatever their
+  // nlohmann type, floats by value (0.0 == -0.0).
+  switch (v.type()) {
+    case json::value_t::string:
+      return std::hash<std::string>()(v.get_ref<const std::string&>());
+    case json::value_t::number_integer:
+      return std::hash<int64_t>()(v.get<int64_t>()) ^ 0x1;
+    case json::value_t::number_unsigned:
+      return std::hash<int64_t>()(static_cast<int64_t>(v.get<uint64_t>())) ^
+             0x1;
+    case json::value_t::number_float: {
+      double d = v.get<double>();
+      return std::hash<double>()(d == 0 ? 0.0 : d) ^ 0x2;
     }
-    size_t m = a + block;
-    if (m < n) SymMerge(data, less, a, m, n);
-    block *= 2;
+    case json::value_t::boolean:
+      return v.get<bool>() ? 0x3 : 0x4;
+    default:
+      return 0x5;
   }
 }
 
+ValuePositions::ValuePositions(const JsonList& list,
+                               const std::string& merge_key, bool maps) {
+  map_.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    Add(MatchValue(list[i], merge_key, maps), i);
+  }
+}
+
+void ValuePositions::Add(const json& value, size_t position) {
+  if (!Indexable(value)) return;
+  map_[value].positions.push_back(position);
+}
+
+long ValuePositions::First(const json& value) const {
+  if (!Indexable(value)) return -1;
+  auto it = map_.find(value);
+  if (it == map_.end() || it->second.head >= it->second.positions.size()) {
+    return -1;
+  }
+  return static_cast<long>(it->second.positions[it->second.head]);
+}
+
+void ValuePositions::DropFirst(const json& value) {
+  if (!Indexable(value)) return;
+  auto it = map_.find(value);
+  if (it != map_.end()) ++it->second.head;
+}
+
+std::vector<size_t> ValuePositions::TakeAll(const json& value) {
+  std::vector<size_t> out;
+  if (!Indexable(value)) return out;
+  auto it = map_.find(value);
+  if (it == map_.end()) return out;
+  Entry& e = it->second;
+  out.assign(e.positions.begin() + static_cast<long>(e.head),
+             e.positions.end());
+  e.head = e.positions.size();
+  return out;
+}
+
 JsonList DeduplicateScalars(JsonList s) {
-  // Signed indices as in Go: `length` can reach -1 for an empty list.
-  long length = static_cast<long>(s.size()) - 1;
-  for (long i = 0; i < length; ++i) {
-    for (long j = i + 1; j <= length; ++j) {
-      if (GoEqual(s[i], s[j])) {
-        s[j] = s[length];
-        s.resize(static_cast<size_t>(length));
-        --length;
-        --j;
+  // Upstream compares every pair: for each i it scans j > i and replaces
+  // each s[j] equal to s[i] by the last element (rechecking j). The same
+  // moves, found through the positions of each value: the next j to handle
+  // is always the smallest position > i holding s[i]'s value.
+  if (s.size() < 2) return s;
+  // Equal values share a class; values GoEqual never matches get their own.
+  std::vector<size_t> cls(s.size());
+  size_t classes = 0;
+  {
+    ValuePositions first;
+    for (size_t i = 0; i < s.size(); ++i) {
+      long f = first.First(s[i]);
+      if (f >= 0) {
+        cls[i] = cls[static_cast<size_t>(f)];
+      } else {
+        cls[i] = classes++;
+        first.Add(s[i], i);
       }
+    }
+  }
+  std::vector<std::set<size_t>> at(classes);
+  for (size_t i = 0; i < s.size(); ++i) at[cls[i]].insert(i);
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    std::set<size_t>& same = at[cls[i]];
+    while (true) {
+      auto it = same.upper_bound(i);
+      if (it == same.end()) break;
+      size_t j = *it;
+      size_t last = s.size() - 1;
+      same.erase(it);
+      if (j != last) {
+        size_t moved = cls[last];
+        at[moved].erase(last);
+        at[moved].insert(j);
+        s[j] = std::move(s[last]);
+        cls[j] = moved;
+      }
+      s.pop_back();
     }
   }
   return s;
 }
 
 JsonList DeleteFromSlice(const JsonList& current, const JsonList& to_delete) {
+  ValuePositions deleted(to_delete, "", false);
   JsonList out;
   for (const json& v : current) {
-    bool found = false;
-    for (const json& d : to_delete) {
-      if (GoEqual(v, d)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) out.push_back(v);
+    if (deleted.First(v) < 0) out.push_back(v);
   }
   return out;
 }
@@ -234,47 +257,26 @@ const json& MatchValue(const json& item, const std::string& merge_key,
   return it == item.end() ? NullJson() : *it;
 }
 
-int IndexIn(const JsonList& list, const json& item,
-            const std::string& merge_key, bool maps) {
-  const json& wanted = MatchValue(item, merge_key, maps);
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (GoEqual(wanted, MatchValue(list[i], merge_key, maps))) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
-
-Result<int> FindMapByKey(const JsonList& list, const std::string& key,
-                         const json& value) {
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_object()) {
-      return UnconvertedError("value for key " + std::to_string(i) +
-                              " is not a map");
-    }
-    auto it = list[i].find(key);
-    if (it != list[i].end() && GoEqual(*it, value)) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 void PartitionPrimitives(const JsonList& list, const JsonList& by,
                          JsonList* present, JsonList* absent) {
+  ValuePositions index(by, "", false);
   for (const json& v : list) {
-    bool found = false;
-    for (const json& b : by) {
-      if (GoEqual(v, b)) {
-        found = true;
-        break;
-      }
-    }
-    (found ? present : absent)->push_back(v);
+    (index.First(v) >= 0 ? present : absent)->push_back(v);
   }
 }
 
 Status PartitionMaps(const JsonList& list, const JsonList& by,
                      const std::string& merge_key, JsonList* present,
                      JsonList* absent) {
+  // Upstream scans `by` for each element and fails on the first non-map it
+  // meets before a match: index the maps before the first non-map.
+  size_t first_bad = 0;
+  while (first_bad < by.size() && by[first_bad].is_object()) ++first_bad;
+  ValuePositions index;
+  for (size_t i = 0; i < first_bad; ++i) {
+    auto key = by[i].find(merge_key);
+    if (key != by[i].end()) index.Add(*key, i);
+  }
   for (const json& v : list) {
     if (!v.is_object()) {
       return UnconvertedError(BadArgTypeMessage("map[string]interface {}", v));
@@ -283,8 +285,14 @@ Status PartitionMaps(const JsonList& list, const JsonList& by,
     if (key == v.end()) {
       return UnconvertedError(NoMergeKeyMessage(v, merge_key));
     }
-    KMOCK_ASSIGN_OR_RETURN(int idx, FindMapByKey(by, merge_key, *key));
-    (idx >= 0 ? present : absent)->push_back(v);
+    if (index.First(*key) >= 0) {
+      present->push_back(v);
+    } else if (first_bad < by.size()) {
+      return UnconvertedError("value for key " + std::to_string(first_bad) +
+                              " is not a map");
+    } else {
+      absent->push_back(v);
+    }
   }
   return Status::Ok();
 }

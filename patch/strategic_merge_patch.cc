@@ -1,7 +1,9 @@
 #include "patch/strategic_merge_patch.h"
 
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -132,8 +134,19 @@ Status MergeMap(json& original, json& patch, const SchemaNode& node);
 // mergeSliceWithSpecialElements: applies `$patch: delete` elements to
 // *original and returns the patch without directive elements; on
 // `$patch: replace` the original becomes that patch and the patch empty.
+// REQUIRES: every element of *original is a map (MergeSlice checked it), so
+// upstream's scans of it for a key cannot fail.
 Result<JsonList> ApplySpecialElements(JsonList* original, JsonList patch,
                                       const std::string& key) {
+  // Upstream removes every match of each deleted key by rescanning the
+  // list; the index finds them, and the list is compacted once at the end.
+  ValuePositions positions;
+  for (size_t i = 0; i < original->size(); ++i) {
+    auto value = (*original)[i].find(key);
+    if (value != (*original)[i].end()) positions.Add(*value, i);
+  }
+  std::vector<bool> deleted(original->size(), false);
+  bool any_deleted = false;
   JsonList plain;
   bool replace = false;
   for (json& v : patch) {
@@ -143,10 +156,9 @@ Result<JsonList> ApplySpecialElements(JsonList* original, JsonList patch,
     } else if (IsDirective(*d, "delete")) {
       auto value = v.find(key);
       if (value == v.end()) return UnconvertedError(NoMergeKeyMessage(v, key));
-      while (true) {
-        KMOCK_ASSIGN_OR_RETURN(int idx, FindMapByKey(*original, key, *value));
-        if (idx < 0) break;
-        original->erase(original->begin() + idx);
+      for (size_t i : positions.TakeAll(*value)) {
+        deleted[i] = true;
+        any_deleted = true;
       }
     } else if (IsDirective(*d, "replace")) {
       replace = true;
@@ -161,22 +173,45 @@ Result<JsonList> ApplySpecialElements(JsonList* original, JsonList patch,
     *original = std::move(plain);
     return JsonList();
   }
+  if (any_deleted) {
+    JsonList kept;
+    for (size_t i = 0; i < original->size(); ++i) {
+      if (!deleted[i]) kept.push_back(std::move((*original)[i]));
+    }
+    *original = std::move(kept);
+  }
   return plain;
 }
 
 // mergeSliceWithoutSpecialElements: merges each patch element into the
-// original element with the same key, or appends it.
+// first original element with the same key, or appends it.
 Result<JsonList> MergeKeyedElements(JsonList original, const JsonList& patch,
                                     const std::string& key,
                                     const SchemaNode& element) {
+  // Upstream scans the list (appended elements included) for each patch
+  // element; the index holds, for each key value, the elements that still
+  // carry it, in list order.
+  ValuePositions positions;
+  for (size_t i = 0; i < original.size(); ++i) {
+    auto value = original[i].find(key);
+    if (value != original[i].end()) positions.Add(*value, i);
+  }
   for (const json& v : patch) {
     auto value = v.find(key);
     if (value == v.end()) return UnconvertedError(NoMergeKeyMessage(v, key));
-    KMOCK_ASSIGN_OR_RETURN(int idx, FindMapByKey(original, key, *value));
+    long idx = positions.First(*value);
     if (idx >= 0) {
+      json& target = original[static_cast<size_t>(idx)];
       json patch_element = v;
-      KMOCK_RETURN_IF_ERROR(MergeMap(original[idx], patch_element, element));
+      KMOCK_RETURN_IF_ERROR(MergeMap(target, patch_element, element));
+      // The merge keeps the key's value, except that a null key in the
+      // patch deletes it: then later lookups skip this element.
+      auto kept = target.find(key);
+      if (kept == target.end() || !GoEqual(*kept, *value)) {
+        positions.DropFirst(*value);
+      }
     } else {
+      positions.Add(*value, original.size());
       original.push_back(v);
     }
   }
@@ -236,11 +271,12 @@ Status ApplyRetainKeys(json& original, json& patch) {
   if (!retain.is_array()) {
     return BadRequestError("invalid patch format of retainKeys");
   }
-  auto retained = [&retain](const std::string& key) {
-    for (const json& k : retain) {
-      if (k.is_string() && k.get_ref<const std::string&>() == key) return true;
-    }
-    return false;
+  std::set<std::string, std::less<>> kept;
+  for (const json& k : retain) {
+    if (k.is_string()) kept.insert(k.get<std::string>());
+  }
+  auto retained = [&kept](const std::string& key) {
+    return kept.count(key) > 0;
   };
   for (const auto& [k, v] : patch.items()) {
     if (v.is_null() || StartsWith(k, kDeletePrefix) ||
@@ -322,17 +358,26 @@ Status ValidateOrder(const JsonList& patch_list, const JsonList& order,
 // patch [3, {1: delete}] gives [2, 4, 3], not [2, 3, 4].
 JsonList ServerOrderAfterMerge(const JsonList& live, const JsonList& patch,
                                const std::string& key) {
-  auto matches = [&key](const json& element, const json& value) {
-    auto it = element.find(key);
-    return it != element.end() && GoEqual(*it, value);
-  };
   for (const JsonList* list : {&live, &patch}) {
     for (const json& v : *list) {
       if (!v.is_object()) return live;  // the merge itself fails
     }
   }
-  JsonList slots = live;
-  size_t size = slots.size();
+  // Go shifts the survivors left over each deleted element; the slot freed
+  // at the end keeps the element that was last before the shift (the
+  // deleted one itself when it was last). The same, without the shifts:
+  // the live elements still in the list are the ones not deleted, and the
+  // last of them is found by walking back over deleted ones.
+  const size_t n = live.size();
+  ValuePositions positions;
+  for (size_t i = 0; i < n; ++i) {
+    auto value = live[i].find(key);
+    if (value != live[i].end()) positions.Add(*value, i);
+  }
+  std::vector<bool> deleted(n, false);
+  std::vector<const json*> slots(n, nullptr);
+  size_t size = n;
+  size_t last = n;  // one past the last live element still in the list
   bool replace = false;
   for (const json& v : patch) {
     auto d = v.find(kDirective);
@@ -340,28 +385,37 @@ JsonList ServerOrderAfterMerge(const JsonList& live, const JsonList& patch,
     if (IsDirective(*d, "replace")) replace = true;
     auto value = v.find(key);
     if (!IsDirective(*d, "delete") || value == v.end()) continue;
-    for (size_t i = 0; i < size;) {
-      if (matches(slots[i], *value)) {
-        std::copy(slots.begin() + i + 1, slots.begin() + size,
-                  slots.begin() + i);
-        --size;
-      } else {
-        ++i;
-      }
+    for (size_t i : positions.TakeAll(*value)) {
+      while (deleted[last - 1]) --last;
+      slots[size - 1] = &live[last - 1];
+      deleted[i] = true;
+      --size;
     }
   }
-  if (replace) return slots;  // the replacement is a new array
-  JsonList merged(slots.begin(), slots.begin() + size);
+  JsonList merged;
+  merged.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!deleted[i]) merged.push_back(live[i]);
+  }
+  for (size_t i = size; i < n; ++i) merged.push_back(*slots[i]);
+  if (replace) return merged;  // the replacement is a new array
+  // Elements new to the list are appended, overwriting the stale slots
+  // while there are any.
+  ValuePositions present;
+  for (size_t i = 0; i < size; ++i) {
+    auto value = merged[i].find(key);
+    if (value != merged[i].end()) present.Add(*value, i);
+  }
+  size_t appended = size;
   for (const json& v : patch) {
     auto value = v.find(key);
     if (v.contains(kDirective) || value == v.end()) continue;
-    bool found = false;
-    for (const json& m : merged) found = found || matches(m, *value);
-    if (found) continue;
-    if (merged.size() < slots.size()) slots[merged.size()] = v;
-    merged.push_back(v);
+    if (present.First(*value) >= 0) continue;
+    present.Add(*value, appended);
+    if (appended < n) merged[appended] = v;
+    ++appended;
   }
-  return slots;
+  return merged;
 }
 
 // mergePatchIntoOriginal: merges each list that has a $setElementOrder
