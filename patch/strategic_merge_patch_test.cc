@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "patch/patch_status.h"
+#include "patch/smp_lists.h"
 
 namespace kmock::patch {
 namespace {
@@ -427,6 +428,168 @@ TEST_F(StrategicMergePatchTest, NoMetadataRootBehavesLikeMergePatch) {
                                             empty_schema, nullptr);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value(), J(R"({"a":[2],"b":{"d":2}})"));
+}
+
+// Duplicate keys and ordering directives: the cases where upstream's
+// result depends on the order it scans lists in.
+constexpr char kEnvPod[] = R"({"spec":{"containers":[{"name":"x","env":%s}]}})";
+
+std::string EnvJson(const char* env) {
+  std::string out = kEnvPod;
+  out.replace(out.find("%s"), 2, env);
+  return out;
+}
+
+TEST_F(StrategicMergePatchTest, DuplicatePatchKeysMergeIntoTheAppendedElement) {
+  // The second C lands on the C the first one appended.
+  EXPECT_EQ(
+      MustPatch(EnvJson(R"([{"name":"A","value":"0"},{"name":"B"}])").c_str(),
+                EnvJson(R"([{"name":"C","value":"1"},{"name":"C","value":"2"},
+                      {"name":"A","value":"3"}])")
+                    .c_str()),
+      J(EnvJson(R"([{"name":"C","value":"2"},{"name":"A","value":"3"},
+                    {"name":"B"}])")
+            .c_str()));
+}
+
+TEST_F(StrategicMergePatchTest, DeletedKeyAddedBackByTheSamePatch) {
+  EXPECT_EQ(
+      MustPatch(EnvJson(R"([{"name":"A","value":"old"},{"name":"B"}])").c_str(),
+                EnvJson(R"([{"name":"A","$patch":"delete"},
+                            {"name":"A","value":"new"}])")
+                    .c_str()),
+      J(EnvJson(R"([{"name":"A","value":"new"},{"name":"B"}])").c_str()));
+}
+
+TEST_F(StrategicMergePatchTest, NullMergeKeyMovesOnToTheNextElement) {
+  // A null key in the patch matches the first element whose key is null and
+  // deletes that key, so the next null-keyed patch element lands on the
+  // second one; the keyless results then fail the final ordering step.
+  ExpectUnconverted(
+      EnvJson(R"([{"name":null,"value":"1"},{"name":null,"value":"2"}])")
+          .c_str(),
+      EnvJson(R"([{"name":null,"value":"x"},{"name":null,"value":"y"}])")
+          .c_str(),
+      "map: map[value:x] does not contain declared merge key: name");
+}
+
+TEST_F(StrategicMergePatchTest, SetElementOrderWithDuplicateLiveKeys) {
+  // The patch merges into the first A; both As take A's place in the
+  // directive, in list order.
+  EXPECT_EQ(MustPatch(EnvJson(R"([{"name":"A","value":"1"},{"name":"B"},
+                      {"name":"A","value":"2"}])")
+                          .c_str(),
+                      R"({"spec":{"containers":[{"name":"x",
+                "$setElementOrder/env":[{"name":"B"},{"name":"A"}],
+                "env":[{"name":"A","value":"3"}]}]}})"),
+            J(EnvJson(R"([{"name":"B"},{"name":"A","value":"3"},
+                    {"name":"A","value":"2"}])")
+                  .c_str()));
+}
+
+TEST_F(StrategicMergePatchTest, EmptySetElementOrderSortsAsGoDoes) {
+  // With an empty directive every element is ordered by its live position.
+  // Elements without one compare as "less" than everything (upstream's
+  // comparator is not a strict weak ordering), so Go's stable sort moves
+  // each live element in front of them: live ones first, new ones reversed.
+  EXPECT_EQ(MustPatch(R"({"metadata":{"finalizers":["a","b"]}})",
+                      R"({"metadata":{"$setElementOrder/finalizers":[],
+                                      "finalizers":["p","q","p","r"]}})"),
+            J(R"({"metadata":{"finalizers":["a","b","r","q","p"]}})"));
+}
+
+TEST_F(StrategicMergePatchTest, DeleteThenReplaceOrdersByGoArrayAfterDeletes) {
+  // Go deletes A by shifting B and C left in the live array, leaving a stale
+  // C in the last slot: the server order is [B C C], A has no position and
+  // sorts first.
+  EXPECT_EQ(
+      MustPatch(EnvJson(R"([{"name":"A"},{"name":"B"},{"name":"C"}])").c_str(),
+                R"({"spec":{"containers":[{"name":"x",
+                      "$setElementOrder/env":[],
+                      "env":[{"name":"A","$patch":"delete"},{"$patch":"replace"},
+                             {"name":"B"},{"name":"C"},{"name":"A"}]}]}})"),
+      J(EnvJson(R"([{"name":"A"},{"name":"B"},{"name":"C"}])").c_str()));
+}
+
+// The cost of list merges, counted in element comparisons (ListComparisons)
+// rather than timed, so that no machine is too slow for it. A list 8 times
+// longer must cost at most 16 times as much: the hash lookups grow 8 times,
+// the order sorts up to about 13 times (n log^2 n); comparing every element
+// with every other one costs 64 times.
+class StrategicMergePatchCostTest : public StrategicMergePatchTest {
+ protected:
+  static constexpr int kSmall = 1000;
+  static constexpr int kLarge = 8 * kSmall;
+  static constexpr double kMaxGrowth = 16;
+
+  static std::string Name(int i) { return "E" + std::to_string(i); }
+
+  // Comparisons one patch costs; the patch must apply.
+  uint64_t Cost(const json& original, const json& patch) {
+    uint64_t before = ListComparisons();
+    Result<json> r =
+        ApplyStrategicMergePatch(original, patch, resolver_, &types_.at("Pod"));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return ListComparisons() - before;
+  }
+
+  // n live env entries, every 16th one twice; a patch that deletes the
+  // first eighth, updates the second half, adds as many new ones and
+  // orders them with $setElementOrder (what kubectl apply sends).
+  uint64_t KeyedCost(int n) {
+    json live = json::array();
+    for (int i = 0; i < n; ++i) live.push_back({{"name", Name(i)}});
+    for (int i = 0; i < n; i += 16) live.push_back({{"name", Name(i)}});
+    json env = json::array(), order = json::array();
+    for (int i = 0; i < n / 8; ++i) {
+      env.push_back({{"name", Name(i)}, {"$patch", "delete"}});
+    }
+    for (int i = n / 2; i < n / 2 + n; ++i) {
+      env.push_back({{"name", Name(i)}, {"value", "v"}});
+      order.push_back({{"name", Name(i)}});
+    }
+    json original = {
+        {"spec", {{"containers", {{{"name", "x"}, {"env", live}}}}}}};
+    json patch = {
+        {"spec",
+         {{"containers",
+           {{{"name", "x"}, {"env", env}, {"$setElementOrder/env", order}}}}}}};
+    return Cost(original, patch);
+  }
+
+  // The same shape on a primitive list merged as a set, with
+  // $deleteFromPrimitiveList.
+  uint64_t PrimitiveCost(int n) {
+    json live = json::array(), add = json::array(), remove = json::array();
+    for (int i = 0; i < n; ++i) live.push_back(Name(i));
+    for (int i = 0; i < n; i += 16) live.push_back(Name(i));
+    for (int i = 0; i < n / 8; ++i) remove.push_back(Name(i));
+    for (int i = n / 2; i < n / 2 + n; ++i) add.push_back(Name(i));
+    json original = {{"metadata", {{"finalizers", live}}}};
+    json patch = {{"metadata",
+                   {{"finalizers", add},
+                    {"$setElementOrder/finalizers", add},
+                    {"$deleteFromPrimitiveList/finalizers", remove}}}};
+    return Cost(original, patch);
+  }
+};
+
+TEST_F(StrategicMergePatchCostTest, KeyedListMergeIsNearLinear) {
+  uint64_t small = KeyedCost(kSmall);
+  uint64_t large = KeyedCost(kLarge);
+  ASSERT_GT(small, 0u);
+  EXPECT_LE(static_cast<double>(large), kMaxGrowth * small)
+      << "comparisons: " << small << " for " << kSmall << " entries, " << large
+      << " for " << kLarge;
+}
+
+TEST_F(StrategicMergePatchCostTest, PrimitiveListMergeIsNearLinear) {
+  uint64_t small = PrimitiveCost(kSmall);
+  uint64_t large = PrimitiveCost(kLarge);
+  ASSERT_GT(small, 0u);
+  EXPECT_LE(static_cast<double>(large), kMaxGrowth * small)
+      << "comparisons: " << small << " for " << kSmall << " entries, " << large
+      << " for " << kLarge;
 }
 
 TEST_F(StrategicMergePatchTest, ArbitraryInputsNeverThrow) {
