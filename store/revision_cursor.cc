@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "store/store_health.h"
+
 namespace kmock::store {
 namespace {
 
 std::string_view View(const rocksdb::Slice& s) {
   return std::string_view(s.data(), s.size());
-}
-
-Status FromRocks(const rocksdb::Status& s, const char* what) {
-  return InternalError(std::string(what) + ": " + s.ToString());
 }
 
 }  // namespace

@@ -14,16 +14,13 @@
 #include "rocksdb/table.h"
 #include "store/remaining_count_cache.h"
 #include "store/revision_cursor.h"
+#include "store/store_health.h"
 
 namespace kmock::store {
 namespace {
 
 Status Unavailable() {
   return Status(StatusCode::kServiceUnavailable, "storage is closed");
-}
-
-Status FromRocks(const rocksdb::Status& s, const char* what) {
-  return InternalError(std::string(what) + ": " + s.ToString());
 }
 
 // Releases a RocksDB snapshot when it goes out of scope.
@@ -78,6 +75,7 @@ Result<std::unique_ptr<Storage>> OpenRocksStorageWithEnv(
 RocksStorage::RocksStorage(const StorageOptions& options)
     : options_(options),
       sync_writes_(options.sync),
+      health_(std::make_shared<StoreHealth>(options.damage_hint)),
       hub_(std::make_shared<WatchHub>()) {}
 
 RocksStorage::~RocksStorage() { Close(); }
@@ -96,14 +94,14 @@ Result<std::unique_ptr<RocksStorage>> RocksStorage::Open(
   return s;
 }
 
-Status RocksStorage::OpenDb(rocksdb::Env* env) {
-  rocksdb::Options db_options;
-  db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
+StoreLayout MakeStoreLayout(bool in_memory) {
+  StoreLayout out;
+  out.db_options.create_if_missing = true;
+  out.db_options.create_missing_column_families = true;
   // All memtables together stay under this; past it the largest is flushed.
   // Bounds the store's memory under a burst of writes (RocksDB's default
   // would let each family take 64 MB times its write-buffer count).
-  db_options.db_write_buffer_size = 32 << 20;
+  out.db_options.db_write_buffer_size = 32 << 20;
   // In memory there is no restart to shorten and no disk to spare: a
   // flush only moves the memtable's data into table files in the same
   // memory, and every flush of the live values overlaps all of level 1, so
@@ -111,29 +109,11 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
   // of 10,000 pods back to back on one server: compaction CPU per run
   // 0.8 -> 4.0 s with 32 MB, at most 1.8 s with 128 MB; the runs took
   // 16.2 -> 19.2 s, now 15.9-16.2 s).
-  if (options_.in_memory) db_options.db_write_buffer_size = 128 << 20;
+  if (in_memory) out.db_options.db_write_buffer_size = 128 << 20;
   // Replayed log records stay in the memtables instead of being written
   // out as new table files (and fsynced) before the store opens: a restart
   // costs a log read, not a flush per column family.
-  db_options.avoid_flush_during_recovery = true;
-  std::string path = options_.path;
-  if (env != nullptr) {
-    db_options.env = env;
-  } else if (options_.in_memory) {
-    mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
-    db_options.env = mem_env_.get();
-  }
-  if (options_.in_memory) {
-    if (path.empty()) path = "/kmock-memory";
-  } else {
-    if (path.empty()) return BadRequestError("storage path is empty");
-    std::error_code ec;
-    std::filesystem::create_directories(path, ec);
-    if (ec) {
-      return InternalError("cannot create " + path + ": " + ec.message());
-    }
-  }
-
+  out.db_options.avoid_flush_during_recovery = true;
   // The current values are what every LIST reads whole: stored without
   // compression they are read without decompressing (snappy took 8-14% of
   // a full LIST's CPU); the extra disk and page cache they take is not the
@@ -174,17 +154,56 @@ Status RocksStorage::OpenDb(rocksdb::Env* env) {
     history_options.compression = rocksdb::kLZ4Compression;
     log_options.compression = rocksdb::kLZ4Compression;
   }
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+  out.families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {format::kLogFamily, log_options},
       {format::kCurrentFamily, current_options},
       {format::kHistoryFamily, history_options},
       {format::kMetaFamily, rocksdb::ColumnFamilyOptions()},
   };
+  return out;
+}
+
+Status RocksStorage::OpenDb(rocksdb::Env* env) {
+  StoreLayout layout = MakeStoreLayout(options_.in_memory);
+  rocksdb::Options& db_options = layout.db_options;
+  // Any damage to the log refuses the open (with options_.damage_hint):
+  // RocksDB's default recovers to the last good record without a word,
+  // dropping every acknowledged write after it. A write is acknowledged
+  // only after its log record is written whole, so a crash leaves at most
+  // the last record cut short, and only in the rare case of a process
+  // killed in the middle of a write() of several pages (Linux stops such
+  // a write part way); that too is refused, since it cannot be told from
+  // a log cut short by damage (docs/architecture.md, "Damaged stores").
+  db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kAbsoluteConsistency;
+  db_options.listeners.push_back(health_);
+  std::string path = options_.path;
+  if (env != nullptr) {
+    db_options.env = env;
+  } else if (options_.in_memory) {
+    mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    db_options.env = mem_env_.get();
+  }
+  if (options_.in_memory) {
+    if (path.empty()) path = "/kmock-memory";
+  } else {
+    if (path.empty()) return BadRequestError("storage path is empty");
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) {
+      return InternalError("cannot create " + path + ": " + ec.message());
+    }
+  }
+
+  std::vector<rocksdb::ColumnFamilyDescriptor>& families = layout.families;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::Status rs =
       rocksdb::DB::Open(db_options, path, families, &handles, &db_);
-  if (!rs.ok()) return FromRocks(rs, "opening the store");
+  if (!rs.ok()) {
+    Status st = FromRocks(rs, "opening the store");
+    if (!IsDamage(st) || health_->hint().empty()) return st;
+    return InternalError(st.message() + "; " + health_->hint());
+  }
   default_cf_ = handles[0];
   log_cf_ = handles[1];
   current_cf_ = handles[2];
@@ -311,7 +330,47 @@ Status RocksStorage::CheckReadRevision(int64_t revision, int64_t current) {
   return Status::Ok();
 }
 
+Status RocksStorage::Health() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return Unavailable();
+  }
+  KMOCK_RETURN_IF_ERROR(health_->Check());
+  std::shared_lock<std::shared_mutex> db_lock(db_mu_);
+  if (db_ == nullptr) return Unavailable();
+  // Background errors the listener may not have seen (one raised while
+  // the store was opening).
+  uint64_t errors = 0;
+  if (db_->GetIntProperty("rocksdb.background-errors", &errors) && errors > 0) {
+    health_->Report("RocksDB reports " + std::to_string(errors) +
+                    " background error(s); the store may refuse writes");
+    return health_->Check();
+  }
+  return Status::Ok();
+}
+
 Result<KeyValue> RocksStorage::Get(const std::string& key) {
+  Result<KeyValue> r = GetCurrent(key);
+  if (!r.ok()) health_->Observe(r.status());
+  return r;
+}
+
+Result<ScanResult> RocksStorage::Scan(
+    const ListOptions& options,
+    const std::function<Status(const KeyValueView&)>& visit) {
+  Result<ScanResult> r = ScanAt(options, visit);
+  if (!r.ok()) health_->Observe(r.status());
+  return r;
+}
+
+Result<std::unique_ptr<Watcher>> RocksStorage::Watch(const std::string& prefix,
+                                                     int64_t after_revision) {
+  Result<std::unique_ptr<Watcher>> r = WatchFrom(prefix, after_revision);
+  if (!r.ok()) health_->Observe(r.status());
+  return r;
+}
+
+Result<KeyValue> RocksStorage::GetCurrent(const std::string& key) {
   std::shared_lock<std::shared_mutex> db_lock(db_mu_);
   if (db_ == nullptr) return Unavailable();
   std::string value;
@@ -345,7 +404,7 @@ Result<ListResult> RocksStorage::List(const ListOptions& options) {
   return out;
 }
 
-Result<ScanResult> RocksStorage::Scan(
+Result<ScanResult> RocksStorage::ScanAt(
     const ListOptions& options,
     const std::function<Status(const KeyValueView&)>& visit) {
   if (!options.start_key.empty() &&
@@ -475,8 +534,8 @@ Status RocksStorage::ReplayLog(const std::string& prefix,
   return Status::Ok();
 }
 
-Result<std::unique_ptr<Watcher>> RocksStorage::Watch(const std::string& prefix,
-                                                     int64_t after_revision) {
+Result<std::unique_ptr<Watcher>> RocksStorage::WatchFrom(
+    const std::string& prefix, int64_t after_revision) {
   if (after_revision < 0) return BadRequestError("negative revision");
   std::shared_lock<std::shared_mutex> db_lock(db_mu_);
   if (db_ == nullptr) return Unavailable();

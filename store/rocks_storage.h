@@ -12,6 +12,10 @@
 // others. A failed RocksDB write sets bg_error_: every later write fails
 // with kInternal.
 //
+// Health: reads, writes and compactions report damage they meet (corrupt
+// or unreadable data) to health_, which RocksDB also tells of its
+// background errors; Health() answers from it (store_health.h).
+//
 // Reads take a RocksDB snapshot and read the current revision from it (the
 // writer stores it in the same batch), so data and revision always agree.
 // Compaction publishes the new compacted revision before deleting anything,
@@ -39,6 +43,7 @@
 #include "store/periodic_compactor.h"
 #include "store/rocks_format.h"
 #include "store/storage.h"
+#include "store/store_health.h"
 #include "store/watch_hub.h"
 
 namespace kmock::store {
@@ -47,6 +52,14 @@ namespace kmock::store {
 // owned; must outlive the store). Tests use it to inject I/O faults.
 Result<std::unique_ptr<Storage>> OpenRocksStorageWithEnv(
     const StorageOptions& options, rocksdb::Env* env);
+
+// The RocksDB options and column families of a store, as the store opens
+// it; the repair tool opens a store with the same ones.
+struct StoreLayout {
+  rocksdb::Options db_options;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+};
+StoreLayout MakeStoreLayout(bool in_memory);
 
 class RocksStorage final : public Storage {
  public:
@@ -72,6 +85,7 @@ class RocksStorage final : public Storage {
   int64_t CompactedRevision() override;
   void SetSyncWrites(bool sync) override;
   Status SyncAll() override;
+  Status Health() override;
   void Close() override;
 
   // Introspection for tests.
@@ -119,6 +133,12 @@ class RocksStorage final : public Storage {
   // batch. Returns the event, or nullptr if nothing is written.
   EventPtr ApplyOne(Writer* w, std::optional<format::Record>* state,
                     int64_t revision, rocksdb::WriteBatch* batch);
+  Result<KeyValue> GetCurrent(const std::string& key);
+  Result<ScanResult> ScanAt(
+      const ListOptions& options,
+      const std::function<Status(const KeyValueView&)>& visit);
+  Result<std::unique_ptr<Watcher>> WatchFrom(const std::string& prefix,
+                                             int64_t after_revision);
   Status ReadCurrent(const std::string& key,
                      std::optional<format::Record>* out);
 
@@ -165,6 +185,7 @@ class RocksStorage final : public Storage {
 
   std::mutex compact_mu_;  // one compaction at a time
 
+  const std::shared_ptr<StoreHealth> health_;
   std::shared_ptr<WatchHub> hub_;
   std::unique_ptr<PeriodicCompactor> compactor_;
 };

@@ -44,9 +44,13 @@ Status RocksStorage::Compact(int64_t revision) {
                       " is beyond the current revision " +
                       std::to_string(current));
   }
-  KMOCK_RETURN_IF_ERROR(WriteMeta(format::kMetaScheduledCompact, revision));
-  compacted_revision_.store(revision);
-  return RunCompaction(revision);
+  Status st = WriteMeta(format::kMetaScheduledCompact, revision);
+  if (st.ok()) {
+    compacted_revision_.store(revision);
+    st = RunCompaction(revision);
+  }
+  health_->Observe(st);
+  return st;
 }
 
 Status RocksStorage::WriteMeta(const char* name, int64_t revision) {
@@ -54,7 +58,7 @@ Status RocksStorage::WriteMeta(const char* name, int64_t revision) {
   rocksdb::Status rs =
       db_->Put(wo, meta_cf_, name, format::RevisionKey(revision));
   if (!rs.ok()) {
-    return InternalError(std::string("writing ") + name + ": " + rs.ToString());
+    return FromRocks(rs, std::string("writing ") + name);
   }
   return Status::Ok();
 }
@@ -85,15 +89,15 @@ Status RocksStorage::CompactLog(int64_t revision,
     if (batch.Count() >= kDeleteBatch) {
       if (stopping_) return Status(StatusCode::kServiceUnavailable, "closing");
       rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
-      if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
+      if (!rs.ok()) return FromRocks(rs, "compacting log");
       batch.Clear();
     }
   }
   if (!it->status().ok()) {
-    return InternalError("compacting log: " + it->status().ToString());
+    return FromRocks(it->status(), "compacting log");
   }
   rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
-  if (!rs.ok()) return InternalError("compacting log: " + rs.ToString());
+  if (!rs.ok()) return FromRocks(rs, "compacting log");
   return Status::Ok();
 }
 
@@ -116,7 +120,7 @@ Status RocksStorage::CompactHistory(int64_t revision,
     if (batch.Count() == 0) return Status::Ok();
     rocksdb::Status rs = db_->Write(WriteOptionsFor(false), &batch);
     batch.Clear();
-    if (!rs.ok()) return InternalError("compacting history: " + rs.ToString());
+    if (!rs.ok()) return FromRocks(rs, "compacting history");
     return Status::Ok();
   };
   auto settle_pending = [&]() {
@@ -154,7 +158,7 @@ Status RocksStorage::CompactHistory(int64_t revision,
     }
   }
   if (!it->status().ok()) {
-    return InternalError("compacting history: " + it->status().ToString());
+    return FromRocks(it->status(), "compacting history");
   }
   settle_pending();
   return flush_batch();

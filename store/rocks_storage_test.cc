@@ -665,5 +665,24 @@ TEST(RocksStorageTest, FailedWriteMakesEveryLaterWriteFail) {
   s->Close();
 }
 
+// A store that refuses writes (a full disk, a failed log write) says so in
+// its health, which readiness reports.
+TEST(RocksStorageTest, AFailedWriteMakesTheStoreUnhealthy) {
+  FaultyStore f;
+  ASSERT_NE(f.store, nullptr);
+  Storage* s = f.store.get();
+  ASSERT_TRUE(s->Create("/a", "1").ok());
+  EXPECT_TRUE(s->Health().ok());
+  f.fs->fail = true;
+  EXPECT_EQ(CodeName(s->Create("/b", "1")), "InternalError");
+  f.fs->fail = false;
+  Status health = s->Health();
+  EXPECT_EQ(CodeName(health), "ServiceUnavailable");
+  EXPECT_NE(health.message().find("refuses writes"), std::string::npos)
+      << health.message();
+  s->Close();
+  EXPECT_EQ(CodeName(s->Health()), "ServiceUnavailable");
+}
+
 }  // namespace
 }  // namespace kmock::store

@@ -117,7 +117,7 @@ Status RocksStorage::ReadCurrent(const std::string& key,
     out->reset();
     return Status::Ok();
   }
-  if (!rs.ok()) return InternalError("reading " + key + ": " + rs.ToString());
+  if (!rs.ok()) return FromRocks(rs, "reading " + key);
   format::Record r;
   if (!format::DecodeRecord(value, &r)) {
     return InternalError("corrupt record for " + key);
@@ -140,6 +140,7 @@ void RocksStorage::CommitGroup(const std::vector<Writer*>& group) {
       std::optional<format::Record> stored;
       Status s = ReadCurrent(*w->key, &stored);
       if (!s.ok()) {
+        health_->Observe(s);
         w->result = s;
         continue;
       }
@@ -168,6 +169,7 @@ void RocksStorage::CommitGroup(const std::vector<Writer*>& group) {
       std::lock_guard<std::mutex> l(mu_);
       bg_error_ = err;
     }
+    health_->Report(err.message());
     for (Writer* w : written) w->result = err;
     return;
   }

@@ -145,6 +145,9 @@ struct StorageOptions {
   // to the revision that was current one interval ago (so at least one
   // interval of history is kept). 0 disables the loop; Compact still works.
   std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
+  // What to do about damage, appended to the errors that report it (at
+  // open, and from Health), e.g. the repair command for this store.
+  std::string damage_hint;
 };
 
 class Storage {
@@ -202,6 +205,11 @@ class Storage {
   virtual void SetSyncWrites(bool sync) = 0;
   // Makes every write so far durable (one fsync of the log).
   virtual Status SyncAll() = 0;
+  // Whether the store can serve (readiness): OK, or kServiceUnavailable
+  // saying what is wrong: damaged data met by a read, a write or
+  // background work, or writes refused after a failed write (a full disk).
+  // Once wrong it stays wrong until the store is reopened. Cheap: no I/O.
+  virtual Status Health() { return Status::Ok(); }
 
   // Flushes, ends every watcher (kServiceUnavailable) and closes. Idempotent;
   // later calls fail with kServiceUnavailable.
