@@ -10,6 +10,14 @@
 #include "common/thread_name.h"
 
 namespace kmock::controllers {
+namespace {
+
+const Clock& DefaultClock() {
+  static const RealClock clock;
+  return clock;
+}
+
+}  // namespace
 
 std::string KeyOf(const json& obj) {
   const json& md = ObjectAt(obj, "metadata");
@@ -31,7 +39,16 @@ void SplitKey(const std::string& key, std::string* ns, std::string* name) {
 
 Informer::Informer(registry::Registry* registry,
                    const api::ResourceInfo* resource, InformerOptions options)
-    : registry_(registry), resource_(resource), options_(std::move(options)) {}
+    : registry_(registry),
+      resource_(resource),
+      options_(std::move(options)),
+      own_rng_(options_.rng != nullptr
+                   ? nullptr
+                   : std::make_unique<Rng>(
+                         std::hash<std::string>()(resource->plural))),
+      backoff_(options_.backoff,
+               options_.clock != nullptr ? options_.clock : &DefaultClock(),
+               options_.rng != nullptr ? options_.rng : own_rng_.get()) {}
 
 Informer::~Informer() { Stop(); }
 
@@ -50,11 +67,12 @@ void Informer::Start() {
 }
 
 void Informer::Stop() {
-  stop_ = true;
   {
     std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
     if (watcher_ != nullptr) watcher_->Stop();
   }
+  stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -437,7 +455,13 @@ bool Informer::WatchOnce(const std::string& rv) {
   wo.allow_bookmarks = true;
   wo.metadata_only = options_.metadata_only;
   auto w = registry_->Watch(*resource_, options_.ns, wo);
-  if (!w.ok()) return false;
+  if (!w.ok()) {
+    // A compacted revision is routine (relist); anything else is news.
+    if (w.status().code() != StatusCode::kCompacted && !stop_)
+      std::fprintf(stderr, "informer %s: watch failed: %s\n",
+                   resource_->plural.c_str(), w.status().ToString().c_str());
+    return false;
+  }
   std::unique_ptr<registry::ObjectWatcher> watcher = std::move(w).value();
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -488,7 +512,12 @@ void Informer::Run() {
     } else {
       WatchFrom(*rv);
     }
-    if (!stop_) std::this_thread::sleep_for(options_.relist_backoff);
+    if (stop_) break;
+    // Every way back here is a failure (a list or watch that failed, a
+    // watch that ended with an error): wait, longer while they go on.
+    const std::chrono::milliseconds wait = backoff_.Next();
+    std::unique_lock<std::mutex> l(mu_);
+    stop_cv_.wait_for(l, wait, [this] { return stop_.load(); });
   }
 }
 

@@ -16,6 +16,13 @@
 // way. A cold object read twice while the first reader still holds it is
 // decoded once.
 //
+// A failed list, a watch that cannot start and a watch that ends with an
+// error are retried after a wait that grows while the failures go on
+// (backoff.h: 0.8-1.6 s first, doubling to at most 30-60 s, as client-go's
+// reflector waits), so a store that fails every read is not asked again
+// and again; a watch that ends because this informer fell behind resumes at
+// once.
+//
 // Handlers run on the informer's own thread, one at a time, after the cache
 // already reflects the change; they must be quick (typically: queue a key).
 //
@@ -43,6 +50,7 @@
 #include <vector>
 
 #include "common/sample_compressor.h"
+#include "controllers/backoff.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -74,8 +82,12 @@ struct InformerOptions {
   // informer): for controllers that never read spec or status, so the
   // objects are not decoded whole (registry::ListOptions::metadata_only).
   bool metadata_only = false;
-  // Pause before relisting after an error.
-  std::chrono::milliseconds relist_backoff{50};
+  // The waits before relisting after an error (backoff.h).
+  BackoffPolicy backoff;
+  // Time and randomness of those waits (for the jitter); null: the real
+  // clock, and a random source seeded from the resource's name. Not owned.
+  const Clock* clock = nullptr;
+  Rng* rng = nullptr;
   // How many objects stay decoded; older ones are kept as compact text.
   size_t hot_objects = 1024;
   // Objects read per page of a (re)list.
@@ -204,6 +216,9 @@ class Informer {
   registry::ObjectWatcher* watcher_ = nullptr;  // guarded by mu_
 
   std::atomic<bool> stop_{false};
+  std::condition_variable stop_cv_;  // with mu_: wakes a wait on Stop
+  std::unique_ptr<Rng> own_rng_;     // when options_.rng is null
+  Backoff backoff_;                  // used by the informer's thread only
   std::atomic<int> list_count_{0};
   std::thread thread_;
 };

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -328,6 +329,91 @@ TEST_F(InformerTest, ListsInPagesAtOneRevision) {
     ASSERT_NE(got, nullptr) << name;
     EXPECT_EQ(Stripped(*got), Stripped(obj)) << name;
   }
+}
+
+// A store whose reads can be made to fail, counting the reads tried.
+class FailingReads final : public store::Storage {
+ public:
+  explicit FailingReads(store::Storage* base) : base_(base) {}
+  std::atomic<bool> fail{false};
+  std::atomic<int> reads{0};
+
+  Result<store::KeyValue> Get(const std::string& key) override {
+    return base_->Get(key);
+  }
+  Result<store::ListResult> List(const store::ListOptions& o) override {
+    ++reads;
+    if (fail) return InternalError("Corruption: block checksum mismatch");
+    return base_->List(o);
+  }
+  Result<store::ScanResult> Scan(
+      const store::ListOptions& o,
+      const std::function<Status(const store::KeyValueView&)>& visit) override {
+    ++reads;
+    if (fail) return InternalError("Corruption: block checksum mismatch");
+    return base_->Scan(o, visit);
+  }
+  Result<store::KeyValue> Create(const std::string& key,
+                                 std::string value) override {
+    return base_->Create(key, std::move(value));
+  }
+  Result<store::KeyValue> Update(const std::string& key, std::string value,
+                                 int64_t expected) override {
+    return base_->Update(key, std::move(value), expected);
+  }
+  Result<store::KeyValue> Delete(const std::string& key,
+                                 int64_t expected) override {
+    return base_->Delete(key, expected);
+  }
+  Result<std::unique_ptr<store::Watcher>> Watch(const std::string& prefix,
+                                                int64_t after) override {
+    return base_->Watch(prefix, after);
+  }
+  Status Compact(int64_t revision) override { return base_->Compact(revision); }
+  int64_t CurrentRevision() override { return base_->CurrentRevision(); }
+  int64_t CompactedRevision() override { return base_->CompactedRevision(); }
+  void SetSyncWrites(bool sync) override { base_->SetSyncWrites(sync); }
+  Status SyncAll() override { return base_->SyncAll(); }
+  void Close() override { base_->Close(); }
+
+ private:
+  store::Storage* base_;
+};
+
+// An informer whose lists keep failing (a damaged store) waits longer and
+// longer between attempts, as client-go's reflector does, instead of
+// asking the store again many times a second; it lists as soon as its
+// next attempt succeeds.
+TEST_F(InformerTest, FailingListsAreRetriedWithBackoff) {
+  FailingReads failing(storage_.get());
+  registry::Registry registry(&failing, &clock_, &rng_, /*cache*/ 0);
+  failing.fail = true;
+  Informer informer(&registry, leases_, InformerOptions{});
+  informer.Start();
+  std::this_thread::sleep_for(milliseconds(1000));
+  // The first attempt, and at most one more after 0.8-1.6 s (a 50 ms
+  // pause used to make it about twenty).
+  EXPECT_GE(failing.reads.load(), 1);
+  EXPECT_LE(failing.reads.load(), 2);
+  failing.fail = false;
+  EXPECT_TRUE(informer.WaitForSync(milliseconds(5000)));
+  informer.Stop();
+}
+
+// Stop does not wait for the end of a long back-off.
+TEST_F(InformerTest, StopEndsABackoffWait) {
+  FailingReads failing(storage_.get());
+  registry::Registry registry(&failing, &clock_, &rng_, /*cache*/ 0);
+  failing.fail = true;
+  InformerOptions io;
+  io.backoff.initial = std::chrono::minutes(1);
+  Informer informer(&registry, leases_, io);
+  informer.Start();
+  while (failing.reads.load() == 0)
+    std::this_thread::sleep_for(milliseconds(5));
+  auto t0 = std::chrono::steady_clock::now();
+  informer.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
 }  // namespace
