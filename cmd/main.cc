@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "certs/pki.h"
+#include "cmd/repair_options.h"
 #include "cmd/serve_options.h"
 #include "common/clock.h"
 #include "common/heap_trimmer.h"
@@ -22,6 +24,7 @@
 #include "registry/event_expiry.h"
 #include "registry/registry.h"
 #include "server/api_server.h"
+#include "store/repair.h"
 #include "store/storage.h"
 
 #if defined(KMOCK_JEMALLOC)
@@ -110,6 +113,7 @@ int Serve(const cmd::ServeOptions& o) {
   so.path = o.data_dir + "/store";
   so.compaction_interval = std::chrono::seconds(o.compaction_interval_seconds);
   so.watcher_queue_limit = size_t(o.watch_queue_limit);
+  so.damage_hint = cmd::DamageHint(o.data_dir);
   auto storage = store::OpenRocksStorage(so);
   if (!storage.ok())
     return Fail("cannot open the store: " + storage.status().message());
@@ -192,10 +196,18 @@ int Serve(const cmd::ServeOptions& o) {
   // Every node brings its own system pods: give big clusters time to start.
   const auto ready_timeout =
       std::chrono::seconds(30) + std::chrono::milliseconds(40) * node_count;
-  if (Status st = manager.WaitForClusterReady(
-          std::chrono::duration_cast<std::chrono::milliseconds>(ready_timeout));
-      !st.ok())
-    return Fail("the cluster did not come up: " + st.message());
+  // A store found damaged on the way (the bootstrap reads every kind) ends
+  // the start-up at once, saying what is wrong, instead of waiting out the
+  // timeout and then serving from a store that fails its reads.
+  const auto ready_deadline = std::chrono::steady_clock::now() + ready_timeout;
+  while (true) {
+    Status st = manager.WaitForClusterReady(std::chrono::milliseconds(200));
+    if (st.ok()) break;
+    if (Status health = (*storage)->Health(); !health.ok())
+      return Fail("the store is damaged: " + health.message());
+    if (std::chrono::steady_clock::now() >= ready_deadline)
+      return Fail("the cluster did not come up: " + st.message());
+  }
   (*storage)->SetSyncWrites(true);
   if (Status st = (*storage)->SyncAll(); !st.ok())
     return Fail("cannot sync the store: " + st.message());
@@ -250,6 +262,29 @@ int Serve(const cmd::ServeOptions& o) {
   return 0;
 }
 
+int Repair(const cmd::RepairOptions& o) {
+  const std::string path = o.data_dir + "/store";
+  char stamp[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  const std::string copy = o.data_dir + "/store.damaged-" + stamp;
+  auto report = store::RepairStore(path, copy);
+  if (!report.ok()) return Fail("repair: " + report.status().message());
+  std::string text = store::DescribeRepair(*report);
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    std::printf("kubemock repair: %s\n",
+                text.substr(start, end - start).c_str());
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+  if (report->damaged)
+    std::printf(
+        "kubemock repair: the store opens again: kubemock serve "
+        "--data-dir %s\n",
+        o.data_dir.c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace kmock
 
@@ -265,6 +300,18 @@ int main(int argc, char** argv) {
     std::printf("kubemock %s (serves Kubernetes v1.33 by default)\n",
                 kKubemockVersion);
     return 0;
+  }
+  if (args[0] == "repair") {
+    auto opts = cmd::ParseRepairOptions({args.begin() + 1, args.end()});
+    if (!opts.ok()) {
+      std::fprintf(stderr, "kubemock: %s\n", opts.status().message().c_str());
+      return 2;
+    }
+    if (opts->help) {
+      std::fputs(cmd::RepairHelp().c_str(), stdout);
+      return 0;
+    }
+    return Repair(*opts);
   }
   if (args[0] != "serve") {
     std::fprintf(stderr, "kubemock: unknown command %s\n\n%s", args[0].c_str(),

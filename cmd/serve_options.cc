@@ -188,10 +188,12 @@ std::string TopLevelHelp() {
 
 Usage:
   kubemock serve [flags]   start the API server with its store and controllers
+  kubemock repair [flags]  recover a store whose write-ahead log is damaged
   kubemock version         print the version
   kubemock help            this text
 
-Run 'kubemock serve --help' for the server's flags.
+Run 'kubemock serve --help' for the server's flags, 'kubemock repair --help'
+for the repair's.
 )";
 }
 
