@@ -135,14 +135,12 @@ void Router::ServeNonResource(const httplib::Request& req,
   }
   if (IsHealthPath(path)) {
     bool ready = config_.ready == nullptr || config_.ready->load();
-    if (!ready && path.rfind("/readyz", 0) == 0) {
-      res.status = 500;
-      res.set_content("readyz check failed\n", "text/plain; charset=utf-8");
-      return;
-    }
-    res.status = 200;
-    res.set_content(HealthBody(path, req.has_param("verbose")),
-                    "text/plain; charset=utf-8");
+    HealthAnswer answer = AnswerHealth(
+        path, req.has_param("verbose"), ready,
+        config_.registry != nullptr ? config_.registry->storage()->Health()
+                                    : Status::Ok());
+    res.status = answer.status;
+    res.set_content(answer.body, "text/plain; charset=utf-8");
     return;
   }
   if (path == "/openapi/v3" || path == "/openapi/v3/") {
