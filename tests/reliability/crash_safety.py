@@ -28,13 +28,28 @@ checks its replica count survives and its pods converge after each
 restart. At the end the server is stopped with SIGTERM (exit 0 expected),
 started once more and checked again.
 
+Then the store's newest write-ahead log is damaged, once cut short and
+once with garbage written into its middle: the server must refuse to start
+and name `kubemock repair`; the repair must report the revision it
+recovered to and the bytes it dropped; the repaired server must start and
+hold every object as listed before the damage up to that revision, and
+nothing newer.
+
+A start refused after a kill (Linux may stop a multi-page write() of a
+killed process part way, cutting the log's last record short; that write
+was never acknowledged) is repaired and counted; the repair must have
+dropped nothing but that record, and the usual checks then show whether
+any acknowledged write was lost.
+
 Exit status 0 when every check passed. Prints the seed; --seed replays the
 same choices (thread timing still varies).
 """
 
 import argparse
+import glob
 import os
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -78,6 +93,8 @@ def parse_args():
     p.add_argument("--compaction-interval", default=None,
                    help="pass --compaction-interval to the server (e.g. "
                         "300ms); a resumed watch may then get 410")
+    p.add_argument("--no-damage", action="store_true",
+                   help="skip the damaged-log rounds at the end")
     p.add_argument("--keep", action="store_true",
                    help="keep the temporary directory")
     return p.parse_args()
@@ -94,6 +111,7 @@ class CrashTest:
         self.server = ServerProcess(workdir, seed, extra_args=extra,
                                     vary_seed=args.vary_server_seed)
         self.compacted_watches = 0
+        self.torn_tails = 0
         self.ledger = Ledger()
         self.writers = [Writer("w%d" % i, seed * 1000 + i, self.ledger)
                         for i in range(args.writers)]
@@ -162,8 +180,8 @@ class CrashTest:
         last_acked = self.ledger.max_acked_rv
         seen = max([last_acked] + [w.max_rv_seen for w in self.watchers])
 
-        self.server.start()
         cycle_problems = []
+        self.start_after_kill(cycle_problems)
         client = self.server.client()
         applied, list_rv = [], 0
         try:
@@ -309,6 +327,105 @@ class CrashTest:
                 problems.append("%s view differs from the list:\n    %s" %
                                 (w.name, "\n    ".join(diff[:20])))
 
+    def start_after_kill(self, problems):
+        """Starts the server; a start refused for a damaged log is repaired
+        if the damage is only the last record cut short."""
+        try:
+            self.server.start()
+            return
+        except AssertionError as e:
+            refusal = str(e)
+        if "kubemock repair --data-dir" not in refusal:
+            raise AssertionError(refusal)
+        rc, out = self.server.repair()
+        self.torn_tails += 1
+        print("  start refused after the kill; repair:\n    " +
+              out.strip().replace("\n", "\n    "), flush=True)
+        if rc != 0 or "whole records" in out:
+            problems.append("after a kill, repair dropped more than a torn "
+                            "last record (exit %d):\n%s" % (rc, out))
+        self.server.start()
+
+    # --- a damaged log -------------------------------------------------------
+
+    def newest_log(self):
+        logs = glob.glob(os.path.join(self.server.data_dir, "store", "*.log"))
+        return max(logs) if logs else None
+
+    def damaged_log_round(self, kind):
+        """Stops the server, damages its newest log (kind "truncate" or
+        "garbage"), and checks the refusal, the repair and what survives."""
+        problems = []
+        client = self.server.client()
+        try:
+            # Writes of its own, so that the newest log holds some.
+            for i in range(50):
+                r = client.request("POST", LEASES, {
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": "damage-%s-%d" % (kind, i)},
+                    "spec": {"holderIdentity": "x" * 200}})
+                if r.status != 201:
+                    problems.append("%s: create answered %r" % (kind, r))
+            before, _ = self.list_items(client)
+        finally:
+            client.close()
+        rc = self.server.stop()
+        if rc != 0:
+            problems.append("SIGTERM exit code %r" % rc)
+        log = self.newest_log()
+        size = os.path.getsize(log) if log else 0
+        if size < 4096:
+            return ["%s: newest log %s has only %d bytes" % (kind, log, size)]
+        if kind == "truncate":
+            os.truncate(log, size - min(2000, size // 2))
+        else:
+            with open(log, "r+b") as f:
+                f.seek(size // 2)
+                f.write(b"\x5a" * 64)
+        try:
+            self.server.start()
+            self.server.stop()
+            return ["%s: the server started on a damaged log" % kind]
+        except AssertionError as e:
+            if "kubemock repair --data-dir" not in str(e):
+                problems.append("%s: the refusal does not name the repair:"
+                                "\n%s" % (kind, e))
+        rc, out = self.server.repair()
+        print("%s log: repair:\n    %s" %
+              (kind, out.strip().replace("\n", "\n    ")), flush=True)
+        m = re.search(r"recovered through revision (\d+)", out)
+        if rc != 0 or not m or "lost: the" not in out or \
+                "a copy of the damaged store is in" not in out:
+            return problems + ["%s: repair exit %d, output:\n%s" %
+                               (kind, rc, out)]
+        recovered = int(m.group(1))
+        self.server.start()
+        client = self.server.client()
+        try:
+            after, _ = self.list_items(client)
+        finally:
+            client.close()
+        for name, obj in before.items():
+            rv = int(obj["metadata"]["resourceVersion"])
+            if rv <= recovered and name not in after:
+                problems.append("%s: %s at rv %d <= %d lost by the repair" %
+                                (kind, name, rv, recovered))
+        for name, obj in after.items():
+            rv = int(obj["metadata"]["resourceVersion"])
+            if rv > recovered:
+                problems.append("%s: %s at rv %d survived past revision %d" %
+                                (kind, name, rv, recovered))
+            elif name in before and \
+                    int(before[name]["metadata"]["resourceVersion"]) <= \
+                    recovered and before[name] != obj:
+                problems.append("%s: %s changed by the repair" % (kind, name))
+        lost = sum(1 for o in before.values()
+                   if int(o["metadata"]["resourceVersion"]) > recovered)
+        print("%s log: recovered through revision %d, %d of %d leases "
+              "reported lost" % (kind, recovered, lost, len(before)),
+              flush=True)
+        return problems
+
     # --- the end -------------------------------------------------------------
 
     def final_clean_restart(self):
@@ -339,6 +456,9 @@ class CrashTest:
         if self.ledger.reused_uids > 5:
             self.problems.append("... %d uids given to two objects in all" %
                                  self.ledger.reused_uids)
+        if not self.args.no_damage:
+            for kind in ("truncate", "garbage"):
+                self.problems += self.damaged_log_round(kind)
         rc = self.server.stop()
         if rc != 0:
             self.problems.append("final SIGTERM exit code %r" % rc)
@@ -371,7 +491,9 @@ def main():
            sum(w.relists for w in test.watchers),
            sum(w.reconnects for w in test.watchers),
            ", %d resumed watches compacted away" % test.compacted_watches
-           if test.compacted_watches else ""))
+           if test.compacted_watches else "") +
+          (", %d starts refused for a torn last record" % test.torn_tails
+           if test.torn_tails else ""))
     if problems:
         print("FAIL (seed %d): %d problems" % (seed, len(problems)))
         for p in problems[:100]:

@@ -9,6 +9,7 @@ thread-safe; a ServerProcess itself is used by one thread.
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 
@@ -80,6 +81,15 @@ class ServerProcess:
     def stop(self):
         """SIGTERM; returns the exit code (0 expected)."""
         return self._server.stop()
+
+    def repair(self):
+        """Runs `kubemock repair` on the data directory (the server must be
+        stopped); returns (exit code, its output)."""
+        p = subprocess.run([os.environ["KUBEMOCK_BIN"], "repair",
+                            "--data-dir", self.data_dir],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=120)
+        return p.returncode, p.stdout.decode(errors="replace")
 
     def alive(self):
         proc = self._server.proc
