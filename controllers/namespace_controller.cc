@@ -150,14 +150,8 @@ NamespaceController::NamespaceController(registry::Registry* registry,
   if (namespaces_ == nullptr) return;
   informer_ = std::make_unique<Informer>(registry_, namespaces_);
   informer_->AddHandlers(EventHandlers{
-      .on_add =
-          [this](const json& ns) {
-            if (Terminating(ns)) queue_.Add(KeyOf(ns));
-          },
-      .on_update =
-          [this](const json&, const json& ns) {
-            if (Terminating(ns)) queue_.Add(KeyOf(ns));
-          },
+      .on_add = [this](const json& ns) { Enqueue(ns); },
+      .on_update = [this](const json&, const json& ns) { Enqueue(ns); },
       .on_delete = nullptr,
   });
 }
@@ -191,11 +185,15 @@ bool NamespaceController::Terminating(const json& ns) const {
   return MetaOf(ns).contains("deletionTimestamp");
 }
 
+void NamespaceController::Enqueue(const json& ns) {
+  // Like kube-controller-manager, not at once: the grace period lets every
+  // writer see the namespace Terminating before its content is listed.
+  if (Terminating(ns)) queue_.AddAfter(KeyOf(ns), options_.deletion_grace);
+}
+
 Status NamespaceController::Sync(const std::string& name) {
   if (name == kResyncKey) {
-    for (const ObjectPtr& ns : informer_->List()) {
-      if (Terminating(*ns)) queue_.Add(KeyOf(*ns));
-    }
+    for (const ObjectPtr& ns : informer_->List()) Enqueue(*ns);
     queue_.AddAfter(kResyncKey, options_.resync);
     return Status::Ok();
   }

@@ -1,6 +1,11 @@
 // The namespace lifecycle controller, as kube-controller-manager's: when a
 // namespace has a deletionTimestamp (it is Terminating) and still carries
-// the "kubernetes" entry in spec.finalizers, it deletes everything in it
+// the "kubernetes" entry in spec.finalizers, it waits `deletion_grace` of
+// the injected clock after the event (kube-controller-manager's
+// namespaceDeletionGracePeriod, 5 s: every namespace event is queued with
+// AddAfter, so a namespace's content outlives its delete by that much and a
+// `kubectl delete -f` that lists the namespace first still finds the rest),
+// then deletes everything in it
 // through the registry's normal paths (pods go through their kubelet's
 // graceful deletion; objects with finalizers wait for them), keeps the
 // namespace's deletion conditions up to date (NamespaceContentRemaining,
@@ -39,6 +44,10 @@ inline constexpr char kNamespaceFinalizer[] = "kubernetes";
 
 struct NamespaceControllerOptions {
   int workers = 1;
+  // How long after a namespace event (add, update, resync) the namespace is
+  // looked at: kube-controller-manager's namespaceDeletionGracePeriod. An
+  // earlier pending look (a recheck) is not put off by it.
+  std::chrono::milliseconds deletion_grace{5000};
   // How soon a namespace with content left is looked at again (clock time).
   std::chrono::milliseconds recheck{250};
   // Every terminating namespace is looked at again this often (clock time).
@@ -81,6 +90,8 @@ class NamespaceController {
 
  private:
   bool Terminating(const json& ns) const;
+  // Queues a terminating namespace after the deletion grace period.
+  void Enqueue(const json& ns);
   // Deletes what it can of the namespace's content and tallies the rest.
   NamespaceContentTally DeleteContent(const std::string& ns);
   Status UpdateConditions(const std::string& name,

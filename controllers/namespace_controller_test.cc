@@ -170,6 +170,29 @@ TEST_F(NamespaceControllerTest, FinalizerInTheNamespaceKeepsItUntilRemoved) {
   EXPECT_TRUE(Gone(*res_.namespaces, "", "hold", milliseconds(100)));
 }
 
+// kube-controller-manager queues a terminating namespace 5 s after its
+// event (namespaceDeletionGracePeriod): the content stays that long.
+TEST_F(NamespaceControllerTest, ContentStaysForTheDeletionGracePeriod) {
+  Namespace("slow");
+  Lease("slow", "l");
+  Service("slow", "web");
+  TimePoint t0 = clock_.Now();
+  ASSERT_TRUE(Delete(*res_.namespaces, "", "slow").ok());
+  EXPECT_EQ(Get(*res_.namespaces, "", "slow")["status"]["phase"],
+            "Terminating");
+  // While the clock stands still nothing goes.
+  EXPECT_TRUE(Stays([&] { return !Get(*res_.leases, "slow", "l").is_null(); }));
+  clock_.Advance(std::chrono::milliseconds(4900));
+  EXPECT_TRUE(
+      Stays([&] { return !Get(*res_.services, "slow", "web").is_null(); }));
+  ASSERT_TRUE(Gone(*res_.leases, "slow", "l", milliseconds(100)));
+  auto elapsed = clock_.Now() - t0;
+  EXPECT_GE(elapsed, std::chrono::seconds(5));
+  EXPECT_LT(elapsed, std::chrono::seconds(7));
+  EXPECT_TRUE(Get(*res_.services, "slow", "web").is_null());
+  EXPECT_TRUE(Gone(*res_.namespaces, "", "slow", milliseconds(100)));
+}
+
 TEST_F(NamespaceControllerTest, LeavesActiveNamespacesAlone) {
   Namespace("keep");
   Lease("keep", "l");

@@ -1,6 +1,9 @@
 """Namespace lifecycle through kubectl: create, delete with everything in
 it, Terminating while a pod's finalizer holds it (creating there gets
-403), and the namespaces a real server refuses to delete."""
+403), the namespaces a real server refuses to delete, and `kubectl delete
+-f` of a manifest that lists its Namespace first (the namespace controller
+waits kube-controller-manager's 5 s before it empties a namespace, so the
+objects after it are still there to delete)."""
 
 import json
 import os
@@ -70,8 +73,10 @@ class NamespaceLifecycleTest(harness.ServerTestCase):
                              "hold   Terminating   <age>")
         # Everything without a finalizer is gone; the held pod stays,
         # Terminating.
+        # The namespace controller starts 5 s after the delete (its
+        # deletion grace period), as kube-controller-manager's.
         self.assertTrue(harness.wait_until(
-            lambda: not self.get_json("services", "-n", "hold")["items"], 10),
+            lambda: not self.get_json("services", "-n", "hold")["items"], 20),
             self.kubectl.run("get", "services", "-n", "hold").stdout)
         held = self.get_json("pod", "held", "-n", "hold")
         self.assertIn("deletionTimestamp", held["metadata"])
@@ -83,7 +88,7 @@ class NamespaceLifecycleTest(harness.ServerTestCase):
             out = self.kubectl.run("describe", "namespace", "hold").stdout
             return out if "NamespaceFinalizersRemaining" in out else None
 
-        out = harness.wait_until(described, 5)
+        out = harness.wait_until(described, 10)
         self.assertTrue(out)
         lines = harness.normalise_lines(out)
         harness.match_golden(
@@ -147,6 +152,79 @@ class NamespaceLifecycleTest(harness.ServerTestCase):
             ns = self.get_json("namespace", name)
             self.assertNotIn("deletionTimestamp", ns["metadata"])
             self.assertEqual(ns["status"]["phase"], "Active")
+
+
+MANIFEST = """apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: demo
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: demo
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+"""
+
+
+class DeleteManifestWithNamespaceTest(harness.ServerTestCase):
+    """kubectl deletes a manifest's objects one by one in its order, the
+    Namespace first: on a real cluster the namespace controller waits 5 s
+    before it empties the namespace, so the Deployment and the Service are
+    still there for kubectl to delete and the command succeeds. Without the
+    wait kubectl got NotFound on them in most runs, so this runs thrice."""
+
+    VERSION = "1.33"
+    ROUNDS = 3
+
+    def test_delete_f_namespace_then_its_objects(self):
+        kubectl = harness.Kubectl(self.workdir, self.server.kubeconfig,
+                                  self.VERSION)
+        path = os.path.join(self.workdir, "demo.yaml")
+        with open(path, "w") as f:
+            f.write(MANIFEST)
+        for i in range(self.ROUNDS):
+            p = kubectl.run("apply", "-f", path)
+            self.assertEqual(p.stdout, "namespace/demo created\n"
+                             "deployment.apps/web created\n"
+                             "service/web created\n", "round %d" % i)
+            p = kubectl.run("rollout", "status", "-n", "demo",
+                            "deployment/web", timeout=30)
+            p = kubectl.run("delete", "-f", path, timeout=90, check=False)
+            self.assertEqual((p.returncode, p.stderr), (0, ""),
+                             "round %d: %s" % (i, p.stdout))
+            self.assertEqual(p.stdout, 'namespace "demo" deleted\n'
+                             'deployment.apps "web" deleted\n'
+                             'service "web" deleted\n', "round %d" % i)
+            # kubectl waited for all three: the namespace is gone.
+            p = kubectl.run("get", "namespace", "demo", check=False)
+            self.assertEqual(p.returncode, 1, "round %d" % i)
+            self.assertEqual(p.stderr, 'Error from server (NotFound): '
+                             'namespaces "demo" not found\n')
 
 
 if __name__ == "__main__":
