@@ -53,11 +53,14 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     KMOCK_RETURN_IF_ERROR(
         CreateIfMissing(registry, *res.namespaces, "", obj, admin, &out));
   }
-  // The Service every cluster has for its API server (10.96.0.1:443).
+  // The Service every cluster has for its API server (10.96.0.1:443);
+  // kubernetes_service.h makes it again when it is deleted.
+  auto apiserver = SystemWrite("system:apiserver");
+  apiserver.field_manager = "kube-apiserver";
   KMOCK_RETURN_IF_ERROR(CreateIfMissing(
       registry, *res.services, "default",
       api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp, 6443),
-      SystemWrite("system:apiserver"), &out));
+      apiserver, &out));
 
   std::map<std::string, std::string> node_uids;
   for (const auto& node : cluster.nodes) {
@@ -105,6 +108,10 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     if (app == kCloudControllerApp) ccm = name;
   }
 
+  // The managers a real cluster's system pods show: the kubelet for
+  // mirror pods, the DaemonSet controller's for the others.
+  auto daemonsets = admin;
+  daemonsets.field_manager = "kube-controller-manager";
   for (const auto& component : ControlPlaneComponents()) {
     std::string host = cluster.NodeRunning(component);
     if (host.empty()) continue;
@@ -116,8 +123,8 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       if (ccm.empty()) {
         json pod = BuildCloudControllerPod(*node, cluster, version, rng);
         ccm = pod["metadata"]["name"];
-        KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods,
-                                              "kube-system", pod, admin, &out));
+        KMOCK_RETURN_IF_ERROR(CreateIfMissing(
+            registry, *res.pods, "kube-system", pod, daemonsets, &out));
       }
       out.system_pods.push_back("kube-system/" + ccm);
       continue;
@@ -127,6 +134,7 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       json pod = BuildStaticPod(component, *node, node_uids[host], version,
                                 clock->Now(), rng);
       auto kubelet = SystemWrite("system:node:" + host);
+      kubelet.field_manager = "kubelet";
       KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
                                             pod, kubelet, &out));
     }
@@ -138,7 +146,7 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       json pod = BuildKubeProxyPod(node, version, rng);
       name = pod["metadata"]["name"];
       KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
-                                            pod, admin, &out));
+                                            pod, daemonsets, &out));
     }
     out.system_pods.push_back("kube-system/" + name);
   }

@@ -66,6 +66,7 @@ Status ControllerManager::Start() {
   ko.workers = options_.kubelet_workers;
   ko.event_sink = event_sink_.get();
   ko.bootstrap_pods.insert(system_pods_.begin(), system_pods_.end());
+  ko.static_pods.insert(system_pods_.begin(), system_pods_.end());
   ko.bootstrap_stages = lifecycle::DefaultStages(lifecycle::StagePacing{});
   KMOCK_ASSIGN_OR_RETURN(
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
@@ -116,11 +117,17 @@ Status ControllerManager::Start() {
         registry_, clock_, rng_, options_.namespaces);
     namespace_controller_->Start();
   }
+  if (options_.kubernetes_service) {
+    kubernetes_service_ = std::make_unique<KubernetesServiceController>(
+        registry_, clock_, res_, options_.kubernetes_service_options);
+    kubernetes_service_->Start();
+  }
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  if (kubernetes_service_) kubernetes_service_->Stop();
   if (namespace_controller_) namespace_controller_->Stop();
   if (garbage_collector_) garbage_collector_->Stop();
   if (deployment_controller_) deployment_controller_->Stop();

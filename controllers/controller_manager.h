@@ -1,6 +1,8 @@
 // Owns every in-process controller and starts and stops them together:
 // bootstrap of the cluster (bootstrap.h), the shared pod and node
-// informers, the scheduler, the fake kubelets, the node heartbeats and,
+// informers, the scheduler, the fake kubelets (which also keep the system
+// pods, as kubelets keep their static pods' mirror pods), the node
+// heartbeats, the API server's own default/kubernetes Service loop and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -25,6 +27,7 @@
 #include "controllers/garbage_collector.h"
 #include "controllers/informer.h"
 #include "controllers/kubelet.h"
+#include "controllers/kubernetes_service.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/node_heartbeat.h"
 #include "controllers/replicaset_controller.h"
@@ -52,6 +55,9 @@ struct ControllerManagerOptions {
   GarbageCollectorOptions gc;
   bool namespace_controller = true;
   NamespaceControllerOptions namespaces;
+  // kube-apiserver's loop that makes default/kubernetes again.
+  bool kubernetes_service = true;
+  KubernetesServiceOptions kubernetes_service_options;
 };
 
 class ControllerManager {
@@ -106,6 +112,7 @@ class ControllerManager {
   std::unique_ptr<DeploymentController> deployment_controller_;
   std::unique_ptr<GarbageCollector> garbage_collector_;
   std::unique_ptr<NamespaceController> namespace_controller_;
+  std::unique_ptr<KubernetesServiceController> kubernetes_service_;
   bool started_ = false;
 };
 

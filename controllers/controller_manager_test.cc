@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -61,11 +62,12 @@ class ControllerManagerTest : public ::testing::Test {
 
   // Polls the registry until pred holds for the pod (or gives up).
   json WaitForPod(const std::string& name,
-                  const std::function<bool(const json&)>& pred) {
+                  const std::function<bool(const json&)>& pred,
+                  const std::string& ns = "default") {
     auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
     json last;
     while (std::chrono::steady_clock::now() < deadline) {
-      auto p = registry_->Get(*res_.pods, "default", name);
+      auto p = registry_->Get(*res_.pods, ns, name);
       if (p.ok()) {
         last = *p;
         if (pred(last)) return last;
@@ -77,10 +79,10 @@ class ControllerManagerTest : public ::testing::Test {
     return last;
   }
 
-  std::vector<json> EventsFor(const std::string& name) {
+  std::vector<json> EventsFor(const std::string& name,
+                              const std::string& ns = "default") {
     cm_->FlushEvents();  // events are written on the sink's threads
-    auto list =
-        registry_->List(*res_.events, "default", registry::ListOptions{});
+    auto list = registry_->List(*res_.events, ns, registry::ListOptions{});
     EXPECT_TRUE(list.ok());
     std::vector<json> out;
     for (const auto& e : (*list)["items"]) {
@@ -214,6 +216,113 @@ TEST_F(ControllerManagerTest, PodRunsThenDeletesWithoutARecord) {
     }
   }
   EXPECT_TRUE(killing);
+}
+
+// A deleted mirror pod is made again by its node's kubelet at once (the
+// fake clock stands still): same name, labels, annotations, spec and Node
+// owner, a new uid; the static pod's containers never stopped, so the new
+// object reports the same ones and nothing is killed. Both a graceful
+// delete and a forced one (grace period 0).
+TEST_F(ControllerManagerTest,
+       DeletedMirrorPodComesBackRunningTheSameContainers) {
+  StartCluster();
+  const std::string name = "etcd-manage-1";
+  auto before = registry_->Get(*res_.pods, "kube-system", name);
+  ASSERT_TRUE(before.ok());
+  json old = *before;
+  auto pid = cm_->kubelets()->ContainerPid("kube-system", name, "etcd");
+  ASSERT_TRUE(pid.has_value());
+
+  for (std::optional<int64_t> grace :
+       {std::optional<int64_t>(), std::optional<int64_t>(0)}) {
+    std::string old_uid = old["metadata"]["uid"];
+    registry::DeleteOptions del;
+    del.grace_period_seconds = grace;
+    auto d = registry_->Delete(*res_.pods, "kube-system", name, del);
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    json pod = WaitForPod(
+        name,
+        [&](const json& p) {
+          return p["metadata"]["uid"] != old_uid &&
+                 p["status"].value("phase", "") == "Running";
+        },
+        "kube-system");
+    EXPECT_FALSE(pod["metadata"].contains("deletionTimestamp"));
+    EXPECT_EQ(pod["metadata"]["labels"], old["metadata"]["labels"]);
+    EXPECT_EQ(pod["metadata"]["annotations"], old["metadata"]["annotations"]);
+    EXPECT_EQ(pod["metadata"]["ownerReferences"],
+              old["metadata"]["ownerReferences"]);
+    EXPECT_EQ(pod["spec"], old["spec"]);
+    EXPECT_EQ(pod["metadata"]["managedFields"][0]["manager"], "kubelet");
+    // The same containers, still running.
+    EXPECT_EQ(pod["status"]["startTime"], old["status"]["startTime"]);
+    EXPECT_EQ(pod["status"]["containerStatuses"],
+              old["status"]["containerStatuses"]);
+    EXPECT_EQ(cm_->kubelets()->ContainerPid("kube-system", name, "etcd"), pid);
+    old = pod;
+  }
+  for (const auto& e : EventsFor(name, "kube-system")) {
+    EXPECT_NE(e["reason"], "Killing") << e.dump();
+  }
+}
+
+TEST_F(ControllerManagerTest, DeletedKubeProxyIsStartedAgainUnderItsName) {
+  StartCluster();
+  std::string name;
+  for (const auto& key : cm_->system_pods()) {
+    if (key.rfind("kube-system/kube-proxy-", 0) == 0) {
+      name = key.substr(std::string("kube-system/").size());
+    }
+  }
+  ASSERT_FALSE(name.empty());
+  auto before = registry_->Get(*res_.pods, "kube-system", name);
+  ASSERT_TRUE(before.ok());
+  std::string old_uid = (*before)["metadata"]["uid"];
+  std::string old_container =
+      (*before)["status"]["containerStatuses"][0]["containerID"];
+
+  auto d = registry_->Delete(*res_.pods, "kube-system", name,
+                             registry::DeleteOptions{});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  json pod = WaitForPod(
+      name,
+      [&](const json& p) {
+        return p["metadata"]["uid"] != old_uid &&
+               p["status"].value("phase", "") == "Running";
+      },
+      "kube-system");
+  EXPECT_EQ(pod["spec"]["nodeName"], (*before)["spec"]["nodeName"]);
+  EXPECT_EQ(pod["metadata"]["labels"], (*before)["metadata"]["labels"]);
+  // Not a mirror pod: its container was stopped and a new one started.
+  EXPECT_NE(pod["status"]["containerStatuses"][0]["containerID"],
+            old_container);
+  EXPECT_EQ(pod["metadata"]["managedFields"][0]["manager"],
+            "kube-controller-manager");
+  bool killing = false;
+  for (const auto& e : EventsFor(name, "kube-system")) {
+    if (e["reason"] == "Killing") killing = true;
+  }
+  EXPECT_TRUE(killing);
+}
+
+TEST_F(ControllerManagerTest, KubernetesServiceComesBackWithinAPass) {
+  StartCluster();
+  auto before = registry_->Get(*res_.services, "default", "kubernetes");
+  ASSERT_TRUE(before.ok());
+  auto d = registry_->Delete(*res_.services, "default", "kubernetes",
+                             registry::DeleteOptions{});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  clock_.Advance(std::chrono::seconds(10));
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  Result<json> after = Status(StatusCode::kNotFound, "");
+  while (std::chrono::steady_clock::now() < deadline) {
+    after = registry_->Get(*res_.services, "default", "kubernetes");
+    if (after.ok()) break;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE((*after)["metadata"]["uid"], (*before)["metadata"]["uid"]);
+  EXPECT_EQ((*after)["spec"], (*before)["spec"]);
 }
 
 TEST_F(ControllerManagerTest, UnschedulablePodGetsFailedScheduling) {

@@ -28,6 +28,28 @@ constexpr int64_t kPullSpreadMs = 3000;
 // Process numbers on a freshly booted node start about here.
 constexpr int64_t kFirstPid = 1200;
 
+constexpr char kMirrorAnnotation[] = "kubernetes.io/config.mirror";
+
+bool IsMirrorPod(const json& pod) {
+  return ObjectAt(ObjectAt(pod, "metadata"), "annotations")
+      .contains(kMirrorAnnotation);
+}
+
+// What a kubelet creates again for a static pod: the pod as first seen,
+// without what the server sets (uid, resourceVersion, timestamps, status).
+json StaticPodManifest(const json& pod) {
+  const json& md = ObjectAt(pod, "metadata");
+  json meta = {{"name", md.value("name", "")},
+               {"namespace", md.value("namespace", "")}};
+  for (const char* f : {"labels", "annotations", "ownerReferences"}) {
+    if (md.contains(f)) meta[f] = md[f];
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", std::move(meta)},
+          {"spec", ObjectAt(pod, "spec")}};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Kubelets>> Kubelets::Create(
@@ -79,6 +101,15 @@ Kubelets::Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
             for (const auto& p : pods_->ByIndex(kPodsByNodeIndex, name)) {
               queue_.Add(KeyOf(*p));
             }
+            // Static pods that went while their node was away.
+            std::vector<std::string> statics;
+            {
+              std::lock_guard<std::mutex> l(mu_);
+              for (const auto& [key, sp] : static_pods_) {
+                if (sp.node == name) statics.push_back(key);
+              }
+            }
+            for (const auto& key : statics) queue_.Add(key);
           },
       .on_update = nullptr,
       .on_delete = nullptr,
@@ -173,12 +204,84 @@ void Kubelets::Forget(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
+  auto sp = static_pods_.find(key);
+  if (sp != static_pods_.end() && sp->second.mirror) {
+    // The static pod runs on without its mirror object.
+    sp->second.running = std::move(it->second.rt);
+    entries_.erase(it);
+    return;
+  }
   auto agent = agents_.find(it->second.node);
   if (agent != agents_.end() && !it->second.rt.pod_ip.empty() &&
       it->second.rt.pod_ip != it->second.rt.host_ip) {
     agent->second->ips->Release(it->second.rt.pod_ip);
   }
   entries_.erase(it);
+}
+
+void Kubelets::RememberStaticPod(const std::string& key, const json& pod,
+                                 const std::string& node) {
+  json manifest = StaticPodManifest(pod);
+  std::lock_guard<std::mutex> l(mu_);
+  StaticPod& sp = static_pods_[key];
+  sp.manifest = std::move(manifest);
+  sp.node = node;
+  sp.mirror = IsMirrorPod(pod);
+}
+
+std::optional<PodRuntime> Kubelets::TakeRunning(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = static_pods_.find(key);
+  if (it == static_pods_.end() || !it->second.running) return std::nullopt;
+  std::optional<PodRuntime> rt = std::move(it->second.running);
+  it->second.running.reset();
+  return rt;
+}
+
+Status Kubelets::RecreateStaticPod(const std::string& key) {
+  json pod;
+  std::string node;
+  bool mirror = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = static_pods_.find(key);
+    if (it == static_pods_.end()) return Status::Ok();
+    pod = it->second.manifest;
+    node = it->second.node;
+    mirror = it->second.mirror;
+  }
+  // Without its node there is no kubelet to make it: it comes back with
+  // the node (the nodes' add handler queues it).
+  ObjectPtr node_obj = nodes_->Get(node);
+  if (!agents_.count(node) || !node_obj) return Status::Ok();
+  json& md = pod["metadata"];
+  if (md.contains("ownerReferences")) {
+    for (json& ref : md["ownerReferences"]) {
+      if (ref.value("kind", "") == "Node" && ref.value("name", "") == node) {
+        ref["uid"] = UidOf(*node_obj);
+      }
+    }
+  }
+  registry::WriteOptions wo;
+  wo.typed_in_process = true;
+  if (mirror) {
+    wo.user.name = "system:node:" + node;
+    wo.user.groups = {"system:nodes", "system:authenticated"};
+    wo.field_manager = "kubelet";
+  } else {
+    wo.user.name = "system:serviceaccount:kube-system:daemon-set-controller";
+    wo.user.groups = {"system:serviceaccounts",
+                      "system:serviceaccounts:kube-system",
+                      "system:authenticated"};
+    wo.field_manager = "kube-controller-manager";
+  }
+  std::string ns = md.value("namespace", "");
+  auto r = registry_->Create(*res_.pods, ns, std::move(pod), wo);
+  // Made meanwhile (the informer had not shown it yet): nothing to do.
+  if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+    return r.status();
+  }
+  return Status::Ok();
 }
 
 Status Kubelets::WriteStatus(const json& pod, const PodRuntime& rt) {
@@ -225,7 +328,7 @@ Status Kubelets::Sync(const std::string& key) {
   ObjectPtr pod = pods_->Get(key);
   if (!pod) {
     Forget(key);
-    return Status::Ok();
+    return RecreateStaticPod(key);
   }
   std::string node = NodeNameOf(*pod);
   auto agent_it = agents_.find(node);
@@ -233,8 +336,13 @@ Status Kubelets::Sync(const std::string& key) {
   Agent* agent = agent_it->second.get();
   std::string uid = UidOf(*pod);
 
+  const bool is_static = options_.static_pods.count(key) > 0;
+  const bool mirror = is_static && IsMirrorPod(*pod);
+  const bool deleting = (*pod)["metadata"].contains("deletionTimestamp");
+
   PodEntry entry;
   bool fresh = false;
+  bool adopted = false;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto it = entries_.find(key);
@@ -247,13 +355,39 @@ Status Kubelets::Sync(const std::string& key) {
   if (fresh) {
     Forget(key);  // a pod of the same name that was replaced
     std::string phase = ObjectAt(*pod, "status").value("phase", "");
-    bool deleting = (*pod)["metadata"].contains("deletionTimestamp");
     if ((phase == "Succeeded" || phase == "Failed") && !deleting) {
       return Status::Ok();
     }
     entry.uid = uid;
     entry.node = node;
-    entry.rt = NewRuntime(*pod, agent);
+    std::optional<PodRuntime> running;
+    if (is_static) {
+      RememberStaticPod(key, *pod, node);
+      running = TakeRunning(key);
+    }
+    if (running) {
+      // A new mirror object for containers that never stopped.
+      entry.rt = std::move(*running);
+      adopted = true;
+    } else {
+      entry.rt = NewRuntime(*pod, agent);
+    }
+  }
+  if (mirror && deleting) {
+    // Deleting a mirror pod stops nothing: the kubelet removes the object
+    // at once and makes it again when it sees it gone.
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      entries_[key] = entry;
+    }
+    return DeletePod(*pod, node);
+  }
+  if (adopted) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      entries_[key] = entry;
+    }
+    KMOCK_RETURN_IF_ERROR(WriteStatus(*pod, entry.rt));
   }
 
   const std::vector<lifecycle::Stage>& stages =

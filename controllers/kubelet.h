@@ -10,6 +10,9 @@
 // Pods bound to nodes that have no agent, or whose Node object does not
 // exist, are left alone (they stay Pending).
 //
+// The system pods are kept as a kubelet keeps its static pods' mirror pods
+// (KubeletOptions::static_pods): deleted, they come back.
+//
 // Thread safety: Start/Stop from one thread; the accessors may be called
 // from any thread.
 #ifndef KMOCK_CONTROLLERS_KUBELET_H_
@@ -56,6 +59,17 @@ struct KubeletOptions {
   // once and only the learners' pods start slowly.
   std::set<std::string> bootstrap_pods;
   std::vector<lifecycle::Stage> bootstrap_stages;
+  // Pods ("ns/name") the kubelet of their node keeps in existence, as a
+  // kubelet keeps the mirror pods of its static pods: once one is gone it
+  // is made again, with the same name, labels, annotations and spec, a new
+  // uid, and the Node's current uid in its owner reference. A mirror pod
+  // (annotation kubernetes.io/config.mirror) only shows containers the API
+  // does not control: deleting it stops nothing, the kubelet removes the
+  // object at once (grace period 0), and the new object reports the same
+  // running containers. Any other kept pod (kube-proxy and the cloud
+  // controller manager, until a DaemonSet controller runs them) is stopped
+  // as usual and started afresh under the same name.
+  std::set<std::string> static_pods;
   // Where events are queued for writing (event_sink.h); null: each is
   // written before the component goes on.
   EventSink* event_sink = nullptr;
@@ -103,8 +117,26 @@ class Kubelets {
   Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
            CoreResources res, Informer* pods, Informer* nodes,
            KubeletOptions options);
+  // A pod kept in existence (KubeletOptions::static_pods).
+  struct StaticPod {
+    json manifest;  // what is created again: metadata and spec
+    std::string node;
+    bool mirror = false;
+    // A mirror pod's containers while no object shows them.
+    std::optional<lifecycle::PodRuntime> running;
+  };
+
   lifecycle::PodRuntime NewRuntime(const json& pod, Agent* agent);
+  // Drops the kubelet's record of the pod; a mirror pod's containers are
+  // kept for its next object.
   void Forget(const std::string& key);
+  // Remembers what to create again should the static pod `key` go.
+  void RememberStaticPod(const std::string& key, const json& pod,
+                         const std::string& node);
+  // The running containers of a mirror pod whose object was replaced.
+  std::optional<lifecycle::PodRuntime> TakeRunning(const std::string& key);
+  // Creates the static pod `key` again if it is one and its node is there.
+  Status RecreateStaticPod(const std::string& key);
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
   Status DeletePod(const json& pod, const std::string& node);
   int64_t NextPid(Agent* agent);
@@ -122,6 +154,7 @@ class Kubelets {
 
   mutable std::mutex mu_;
   std::map<std::string, PodEntry> entries_;
+  std::map<std::string, StaticPod> static_pods_;
 };
 
 }  // namespace kmock::controllers

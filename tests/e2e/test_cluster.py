@@ -1,7 +1,10 @@
 """The default five-node cluster as kubectl sees it: version, discovery,
-cluster-info, nodes and the kube-system pods."""
+cluster-info, nodes and the kube-system pods; and what a real cluster's own
+components put back when it is deleted (the default/kubernetes Service, the
+control plane's mirror pods, kube-proxy)."""
 
 import ipaddress
+import json
 import re
 import unittest
 
@@ -96,6 +99,93 @@ class ClusterTest(harness.ServerTestCase):
         for i, a in enumerate(nets):
             for b in nets[i + 1:]:
                 self.assertFalse(a.overlaps(b), (a, b))
+
+
+class SystemObjectsComeBackTest(harness.ServerTestCase):
+    """Deleted, the cluster's own objects return as on a real cluster: the
+    kubernetes Service within kube-apiserver's 10 s pass, a mirror pod at
+    once from its node's kubelet (same containers), kube-proxy started
+    again on its node."""
+
+    def get_json(self, *args):
+        p = self.kubectl.run("get", *args, "-o", "json", check=False)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+
+    def test_kubernetes_service_after_delete_all(self):
+        before = self.get_json("service", "kubernetes")
+        p = self.kubectl.run("delete", "all", "--all", timeout=60)
+        self.assertEqual(p.stdout, 'service "kubernetes" deleted\n')
+
+        def back():
+            svc = self.get_json("service", "kubernetes")
+            if svc and svc["metadata"]["uid"] != before["metadata"]["uid"]:
+                return svc
+            return None
+
+        after = harness.wait_until(back, 15, interval=0.25)
+        self.assertTrue(after, "default/kubernetes never came back")
+        self.assertEqual(after["spec"], before["spec"])
+        self.assertEqual(after["spec"]["clusterIP"], "10.96.0.1")
+        self.assertEqual(after["metadata"]["labels"],
+                         {"component": "apiserver", "provider": "kubernetes"})
+        p = self.kubectl.run("get", "service")
+        harness.match_golden(
+            self, p.stdout,
+            "NAME         TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\n"
+            "kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   <age>")
+
+    def wait_for_new(self, name, old_uid):
+        def back():
+            pod = self.get_json("pod", name, "-n", "kube-system")
+            if (pod and pod["metadata"]["uid"] != old_uid and
+                    pod["status"].get("phase") == "Running" and
+                    "deletionTimestamp" not in pod["metadata"]):
+                return pod
+            return None
+
+        pod = harness.wait_until(back, 10, interval=0.1)
+        self.assertTrue(pod, "pod %s never came back" % name)
+        return pod
+
+    def test_static_pod_after_delete(self):
+        before = self.get_json("pod", "kube-apiserver-manage-1", "-n",
+                               "kube-system")
+        p = self.kubectl.run("delete", "pod", "kube-apiserver-manage-1",
+                             "-n", "kube-system")
+        self.assertEqual(p.stdout, 'pod "kube-apiserver-manage-1" deleted\n')
+        after = self.wait_for_new("kube-apiserver-manage-1",
+                                  before["metadata"]["uid"])
+        self.assertEqual(after["spec"], before["spec"])
+        self.assertEqual(after["metadata"]["annotations"],
+                         before["metadata"]["annotations"])
+        self.assertEqual(after["metadata"]["ownerReferences"],
+                         before["metadata"]["ownerReferences"])
+        # The static pod never stopped: the same container, not restarted.
+        self.assertEqual(after["status"]["containerStatuses"],
+                         before["status"]["containerStatuses"])
+        p = self.kubectl.run("get", "pod", "kube-apiserver-manage-1", "-n",
+                             "kube-system")
+        harness.match_golden(
+            self, p.stdout,
+            "NAME                      READY   STATUS    RESTARTS   AGE\n"
+            "kube-apiserver-manage-1   1/1     Running   0          <age>")
+
+    def test_kube_proxy_after_delete(self):
+        pods = self.get_json("pods", "-n", "kube-system",
+                             "-l", "k8s-app=kube-proxy")["items"]
+        self.assertEqual(len(pods), 5)
+        before = pods[0]
+        name = before["metadata"]["name"]
+        p = self.kubectl.run("delete", "pod", name, "-n", "kube-system")
+        self.assertEqual(p.stdout, 'pod "%s" deleted\n' % name)
+        after = self.wait_for_new(name, before["metadata"]["uid"])
+        self.assertEqual(after["spec"]["nodeName"],
+                         before["spec"]["nodeName"])
+        pods = self.get_json("pods", "-n", "kube-system",
+                             "-l", "k8s-app=kube-proxy")["items"]
+        self.assertEqual(sorted(p["spec"]["nodeName"] for p in pods),
+                         ["manage-1", "manage-2", "worker-1", "worker-2",
+                          "worker-3"])
 
 
 if __name__ == "__main__":

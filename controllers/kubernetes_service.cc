@@ -1,0 +1,90 @@
+#include "controllers/kubernetes_service.h"
+
+#include <cstdio>
+
+#include "api/kinds/service.h"
+
+namespace kmock::controllers {
+
+namespace {
+
+constexpr char kNamespace[] = "default";
+constexpr char kName[] = "kubernetes";
+constexpr char kKey[] = "default/kubernetes";
+
+registry::WriteOptions ApiServerWrite() {
+  registry::WriteOptions wo;
+  wo.typed_in_process = true;
+  wo.user.name = "system:apiserver";
+  wo.user.groups = {"system:masters", "system:authenticated"};
+  wo.field_manager = "kube-apiserver";
+  return wo;
+}
+
+}  // namespace
+
+KubernetesServiceController::KubernetesServiceController(
+    registry::Registry* registry, const Clock* clock, const CoreResources& res,
+    KubernetesServiceOptions options)
+    : registry_(registry),
+      clock_(clock),
+      res_(res),
+      options_(options),
+      queue_(clock) {
+  if (res_.services == nullptr) return;
+  InformerOptions io;
+  io.ns = kNamespace;
+  io.field_selector = std::string("metadata.name=") + kName;
+  informer_ = std::make_unique<Informer>(registry_, res_.services, io);
+}
+
+KubernetesServiceController::~KubernetesServiceController() { Stop(); }
+
+void KubernetesServiceController::Start() {
+  if (started_ || informer_ == nullptr) return;
+  started_ = true;
+  informer_->Start();
+  queue_.Add(kKey);
+  workers_ = std::make_unique<WorkerPool>(
+      "kubernetes service", &queue_, 1, [this](const std::string&) {
+        TimePoint began = clock_->Now();
+        Status st = Sync();
+        if (!st.ok()) {
+          // As kube-apiserver: reported, and tried again next pass.
+          std::fprintf(stderr, "unable to sync kubernetes service: %s\n",
+                       st.ToString().c_str());
+        }
+        // Not sliding: the next pass is due `interval` after this one
+        // began.
+        queue_.AddAfter(kKey, options_.interval - (clock_->Now() - began));
+        return Status::Ok();
+      });
+}
+
+void KubernetesServiceController::Stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  if (workers_) workers_->Stop();
+  if (informer_) informer_->Stop();
+}
+
+Status KubernetesServiceController::Sync() {
+  if (informer_ == nullptr) return Status::Ok();
+  if (!informer_->WaitForSync(std::chrono::seconds(5))) {
+    return Status(StatusCode::kServiceUnavailable,
+                  "timed out waiting for the services cache to sync");
+  }
+  if (informer_->Get(kKey)) return Status::Ok();
+  auto r = registry_->Create(
+      *res_.services, kNamespace,
+      api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp,
+                                    options_.target_port),
+      ApiServerWrite());
+  // Made meanwhile (the informer had not seen it yet): nothing to do.
+  if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+    return r.status();
+  }
+  return Status::Ok();
+}
+
+}  // namespace kmock::controllers
