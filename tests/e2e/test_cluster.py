@@ -107,8 +107,9 @@ class SystemObjectsComeBackTest(harness.ServerTestCase):
     once from its node's kubelet (same containers), kube-proxy started
     again on its node."""
 
-    def get_json(self, *args):
-        p = self.kubectl.run("get", *args, "-o", "json", check=False)
+    def get_json(self, *args, check=True):
+        """The object or list; None when it is not there (check=False)."""
+        p = self.kubectl.run("get", *args, "-o", "json", check=check)
         return json.loads(p.stdout) if p.returncode == 0 else None
 
     def test_kubernetes_service_after_delete_all(self):
@@ -117,7 +118,7 @@ class SystemObjectsComeBackTest(harness.ServerTestCase):
         self.assertEqual(p.stdout, 'service "kubernetes" deleted\n')
 
         def back():
-            svc = self.get_json("service", "kubernetes")
+            svc = self.get_json("service", "kubernetes", check=False)
             if svc and svc["metadata"]["uid"] != before["metadata"]["uid"]:
                 return svc
             return None
@@ -136,7 +137,8 @@ class SystemObjectsComeBackTest(harness.ServerTestCase):
 
     def wait_for_new(self, name, old_uid):
         def back():
-            pod = self.get_json("pod", name, "-n", "kube-system")
+            pod = self.get_json("pod", name, "-n", "kube-system",
+                                check=False)
             if (pod and pod["metadata"]["uid"] != old_uid and
                     pod["status"].get("phase") == "Running" and
                     "deletionTimestamp" not in pod["metadata"]):
