@@ -7,7 +7,9 @@ server:
 
   patch_group     one pod's label changed by PUT (the baseline), JSON patch,
                   merge patch, strategic merge patch and server-side apply,
-                  from 1 and 8 connections, through `load_driver requests`
+                  from 1 and 8 connections, through `load_driver requests`;
+                  then a Deployment's long env list rewritten by strategic
+                  merge patch beside PUT of the same object, from Python
   apply_set_group a 50-object manifest set applied server-side (creates, an
                   unchanged re-apply, a re-apply with one change each) beside
                   POST and PUT of the same 50 objects, from Python
@@ -59,6 +61,8 @@ class Sizes:
         self.patch_seconds = 0.2 if quick else 5.0
         self.patch_warmup = 0.05 if quick else 0.5
         self.apply_runs = 1 if quick else 5
+        self.env_sizes = [2000] if quick else [5000, 20000]
+        self.env_runs = 1 if quick else 3
         self.watch_updates = 100 if quick else 1000
         self.watch_burst_conns = 4 if quick else 8
         self.write_conns = [1, 16] if quick else [1, 16, 64]
@@ -264,6 +268,89 @@ def patch_group(target, table):
                "the PUT baseline sends the whole pod without resourceVersion "
                "(an unconditional update); apply is fieldManager=bench, "
                "force=true.")
+    env_list_rows(target, table)
+
+
+# --------------------------------------------------------------------------
+# A long list merged by strategic merge patch.
+
+ENV_DEPLOYMENT = "bench-env"
+
+
+def env_list(n, tag):
+    return [{"name": "VAR_%d" % i, "value": "%s-%d" % (tag, i)}
+            for i in range(n)]
+
+
+def env_deployment(n, tag):
+    """A Deployment of 0 replicas (no pod copies the list) whose one
+    container has n env entries."""
+    labels = {"app": ENV_DEPLOYMENT}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": ENV_DEPLOYMENT},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [
+                                      {"name": "c", "image": "nginx:1.25",
+                                       "env": env_list(n, tag)}]}}}}
+
+
+def env_patch(n, tag):
+    """What kubectl apply sends when every value changes: the whole list,
+    merged by name, with its $setElementOrder."""
+    env = env_list(n, tag)
+    return {"spec": {"template": {"spec": {
+        "$setElementOrder/containers": [{"name": "c"}],
+        "containers": [{"name": "c",
+                        "$setElementOrder/env": [{"name": e["name"]}
+                                                 for e in env],
+                        "env": env}]}}}}
+
+
+def timed(fn):
+    start = time.monotonic()
+    fn()
+    return time.monotonic() - start
+
+
+def env_list_rows(target, table):
+    """PATCH (strategic merge) of every entry of a long env list, beside a
+    PUT of the same object: one request at a time, median wall time."""
+    sizes = Sizes(target.quick)
+    kube = Kube(target)
+    collection = "/apis/apps/v1/namespaces/%s/deployments" % POD_NS
+    path = collection + "/" + ENV_DEPLOYMENT
+    smp = "application/strategic-merge-patch+json"
+    raw = []
+    try:
+        for n in sizes.env_sizes:
+            target.log("patch: %d env entries, %d run%s" % (
+                n, sizes.env_runs, "" if sizes.env_runs == 1 else "s"))
+            kube.request("POST", collection, env_deployment(n, "v0"),
+                         ok=(201,))
+            puts, patches = [], []
+            for run in range(sizes.env_runs):
+                put = env_deployment(n, "put%d" % run)
+                puts.append(timed(lambda: kube.request("PUT", path, put)))
+                body = env_patch(n, "patch%d" % run)
+                patches.append(timed(lambda: kube.request(
+                    "PATCH", path, body, content_type=smp)))
+            stored = kube.request("GET", path)
+            env = stored["spec"]["template"]["spec"]["containers"][0]["env"]
+            if env != env_list(n, "patch%d" % (sizes.env_runs - 1)):
+                raise RuntimeError("the env list of %d entries did not merge "
+                                   "as sent" % n)
+            kube.request("DELETE", path)
+            table.add("Deployment with %d env entries, every value changed: "
+                      "strategic merge patch" % n, median(patches) * 1000,
+                      "ms", median(puts) * 1000, "PUT")
+            raw.append({"entries": n, "put_s": puts, "patch_s": patches})
+    finally:
+        kube.close()
+    table.raw["patch_env"] = raw
+    table.note("patch: the env-list rows time one request at a time from "
+               "Python (median); the baseline PUTs the whole Deployment with "
+               "the new values.")
 
 
 # --------------------------------------------------------------------------
