@@ -65,8 +65,10 @@ void OnInfo(const SSL* ssl, int where, int /*ret*/) {
     delete tracked;
     return;
   }
-  config->watchdog->Track(fd, std::chrono::steady_clock::now() +
-                                  config->handshake_and_header_timeout);
+  config->watchdog->Track(
+      fd,
+      std::chrono::steady_clock::now() + config->handshake_and_header_timeout,
+      config->write_timeout);
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 //   shut down before a byte is read, so it costs no worker;
 // - every other socket gets the write timeout as its send timeout, and is
 //   tracked by the ConnectionWatchdog with the
-//   handshake-and-first-header deadline, and forgotten when its SSL object
-//   is freed.
+//   handshake-and-first-header deadline and the write timeout (a response
+//   the peer takes nothing of for that long is cut, however it is split
+//   into sends), and forgotten when its SSL object is freed.
 //
 // Thread safety: InstallConnectionHooks runs once on a fresh SSL_CTX before
 // it is shared; the hooks themselves run on the connection's worker thread.
@@ -28,7 +29,10 @@ struct ConnectionHookConfig {
   // request header.
   std::chrono::milliseconds handshake_and_header_timeout{32000};
   // Set as the socket's send timeout (SO_SNDTIMEO): a blocking send into a
-  // full buffer fails after this instead of waiting forever.
+  // full buffer fails after this instead of waiting forever. The watchdog
+  // also cuts the connection when the peer acknowledges nothing for this
+  // long while bytes wait: a single send can be retried, a stalled
+  // response cannot outlive it.
   std::chrono::milliseconds write_timeout{10000};
 };
 

@@ -1,6 +1,10 @@
 #include "server/connection_watchdog.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -93,6 +97,93 @@ TEST(ConnectionWatchdogTest, CutAllShutsEverySocket) {
   w.CutAll();
   EXPECT_TRUE(a.ClientSeesEof());
   EXPECT_TRUE(b.ClientSeesEof());
+}
+
+// A TCP connection over loopback; the test watches `server`, which sends.
+struct TcpPair {
+  TcpPair() {
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    EXPECT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    EXPECT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len),
+              0);
+    EXPECT_EQ(listen(listener, 1), 0);
+    client_fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(client_fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    EXPECT_EQ(
+        connect(client_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+        0);
+    server_fd = accept(listener, nullptr, nullptr);
+    close(listener);
+    setsockopt(server_fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+    fcntl(server_fd, F_SETFL, O_NONBLOCK);
+  }
+  ~TcpPair() {
+    close(server_fd);
+    close(client_fd);
+  }
+  // Sends until the client's window and the server's buffer are full.
+  void FillUp() {
+    char buf[4096] = {};
+    for (int i = 0; i < 100000; ++i) {
+      if (send(server_fd, buf, sizeof(buf), MSG_NOSIGNAL) < 0) break;
+    }
+    // Let the kernel settle on a zero window.
+    std::this_thread::sleep_for(50ms);
+  }
+  size_t Drain() {
+    char buf[65536];
+    size_t total = 0;
+    for (;;) {
+      ssize_t n = recv(client_fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (n <= 0) break;
+      total += static_cast<size_t>(n);
+    }
+    return total;
+  }
+  bool ServerShutDown() const {
+    char c = 0;
+    return send(server_fd, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+           errno == EPIPE;
+  }
+  int server_fd = -1;
+  int client_fd = -1;
+};
+
+TEST(ConnectionWatchdogTest,
+     CutsAResponseThePeerTakesNothingOfForTheWriteTimeout) {
+  ConnectionWatchdog w(50ms);
+  TcpPair stalled, reading, idle, no_timeout;
+  w.Track(stalled.server_fd, std::nullopt, 10s);
+  w.Track(reading.server_fd, std::nullopt, 10s);
+  w.Track(idle.server_fd, std::nullopt, 10s);
+  w.Track(no_timeout.server_fd, std::nullopt);
+  stalled.FillUp();
+  reading.FillUp();
+  no_timeout.FillUp();
+  SteadyTime t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(w.CutStalled(t0), 0);
+  // Progress within the timeout restarts it, however long the response
+  // takes as a whole.
+  EXPECT_EQ(w.CutStalled(t0 + 6s), 0);
+  EXPECT_GT(reading.Drain(), 0u);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(w.CutStalled(t0 + 9s), 0);
+  EXPECT_EQ(w.CutStalled(t0 + 11s), 1);
+  EXPECT_TRUE(stalled.ServerShutDown());
+  EXPECT_FALSE(reading.ServerShutDown());
+  EXPECT_FALSE(idle.ServerShutDown());
+  EXPECT_FALSE(no_timeout.ServerShutDown());
+  // Cut once only; the reader stalls from its last progress on.
+  EXPECT_EQ(w.CutStalled(t0 + 18s), 0);
+  EXPECT_EQ(w.CutStalled(t0 + 20s), 1);
+  EXPECT_TRUE(reading.ServerShutDown());
+  EXPECT_EQ(w.stalled(), 2u);
+  EXPECT_EQ(w.cut(), 0u);
 }
 
 }  // namespace
