@@ -229,32 +229,27 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
 Result<ServedList> Registry::ListServed(const api::ResourceInfo& res,
                                         std::string_view ns,
                                         const ListOptions& opts) {
-  KMOCK_ASSIGN_OR_RETURN(ListCursor cursor,
-                         ListCursor::Open(storage_, res, ns, opts));
-  const bool metadata_view = opts.metadata_only && opts.field_selector.empty();
+  KMOCK_ASSIGN_OR_RETURN(std::unique_ptr<ServedListReader> reader,
+                         ListServedChunks(res, ns, opts));
   ServedList list;
-  auto visit = [&](const store::KeyValueView& kv) -> Result<bool> {
-    // Small lists (kubectl get) are remembered for the next reader; the
-    // items of a large one would only push out what watchers need.
-    KMOCK_ASSIGN_OR_RETURN(
-        ServedPtr obj,
-        metadata_view
-            ? served_cache_.DecodeMetadata(res, kv.key, kv.value,
-                                           kv.mod_revision)
-            : served_cache_.Decode(res, kv.key, kv.value, kv.mod_revision,
-                                   /*remember=*/list.items.size() < 512));
-    if (!cursor.filter().Matches(res, obj->value())) return false;
-    list.items.push_back(std::move(obj));
-    return true;
-  };
   while (true) {
-    KMOCK_ASSIGN_OR_RETURN(bool more, cursor.Next(kListChunk, visit));
+    KMOCK_ASSIGN_OR_RETURN(bool more, reader->Next(&list.items));
     if (!more) break;
   }
-  list.revision = cursor.revision();
-  list.continue_token = cursor.continue_token();
-  list.remaining_item_count = cursor.remaining_item_count();
+  list.revision = reader->revision();
+  list.continue_token = reader->continue_token();
+  list.remaining_item_count = reader->remaining_item_count();
   return list;
+}
+
+Result<std::unique_ptr<ServedListReader>> Registry::ListServedChunks(
+    const api::ResourceInfo& res, std::string_view ns,
+    const ListOptions& opts) {
+  KMOCK_ASSIGN_OR_RETURN(ListCursor cursor,
+                         ListCursor::Open(storage_, res, ns, opts));
+  return std::make_unique<ServedListReader>(
+      std::move(cursor), res, &served_cache_,
+      opts.metadata_only && opts.field_selector.empty());
 }
 
 Result<std::unique_ptr<ListJsonWriter>> Registry::ListJson(

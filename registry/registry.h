@@ -36,6 +36,7 @@
 #include "common/status.h"
 #include "fieldmanager/field_manager.h"
 #include "registry/list_json.h"
+#include "registry/list_served.h"
 #include "registry/namespace_states.h"
 #include "registry/served_object.h"
 #include "store/storage.h"
@@ -174,6 +175,11 @@ class Registry {
   // metadata: what LIST serves without copying (see List).
   Result<ServedList> ListServed(const api::ResourceInfo& res,
                                 std::string_view ns, const ListOptions& opts);
+  // The same items a chunk at a time (see ServedListReader): what a Table
+  // or YAML LIST renders without decoding the whole list at once.
+  Result<std::unique_ptr<ServedListReader>> ListServedChunks(
+      const api::ResourceInfo& res, std::string_view ns,
+      const ListOptions& opts);
   // The items of a list as JSON, spliced from stored bytes a chunk at a
   // time (see ListJsonWriter): what a JSON LIST sends. Option errors come
   // back here; read errors from the writer's Next.

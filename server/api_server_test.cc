@@ -5,13 +5,17 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
+#include "api/typed_json.h"
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
 #include "registry/list_cursor.h"
 #include "registry/test_registry.h"
+#include "server/table.h"
+#include "server/yaml_json.h"
 #include "store/storage.h"
 
 namespace kmock::server {
@@ -266,7 +270,10 @@ TEST_F(ApiServerTest, ListLongerThanOneReadStreamsEveryItem) {
   for (int i = 0; i < count; ++i) {
     char name[16];
     snprintf(name, sizeof name, "p-%05d", i);
-    auto created = registry_->Create(*pods, "default", Pod(name), {});
+    // Large enough that the list is more than a body sent whole.
+    json pod = Pod(name);
+    pod["metadata"]["annotations"] = {{"pad", std::string(1024, 'x')}};
+    auto created = registry_->Create(*pods, "default", pod, {});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
   // A client that takes gzip gets the HTTP library's compressed chunks;
@@ -296,6 +303,91 @@ TEST_F(ApiServerTest, ListLongerThanOneReadStreamsEveryItem) {
     auto again = c->Get("/api/v1/namespaces/default/pods/p-00000");
     ASSERT_TRUE(again);
     EXPECT_EQ(again->status, 200);
+  }
+}
+
+// Tables and YAML are rendered a piece at a time, each piece's items
+// decoded and encoded on their own; the bytes must be those of the whole
+// List rendered at once, streamed or not, paged or not.
+TEST_F(ApiServerTest, TableAndYamlListsAreTheWholeRenderingPieceByPiece) {
+  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  ASSERT_NE(pods, nullptr);
+  for (int i = 0; i < 700; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "p-%05d", i);
+    json pod = Pod(name);
+    pod["metadata"]["labels"]["tenth"] = i % 10 == 0 ? "yes" : "no";
+    pod["metadata"]["annotations"] = {{"pad", std::string(2048 + i, 'y')},
+                                      {"quote", "a \"b\"\nc: d"}};
+    ASSERT_TRUE(registry_->Create(*pods, "default", pod, {}).ok());
+  }
+  struct Case {
+    const char* query;
+    const char* accept;
+    const char* encoding;
+  };
+  const Case cases[] = {
+      {"", kTableAccept, "identity"},
+      {"", kTableAccept, "gzip"},
+      {"?includeObject=Object", kTableAccept, "identity"},
+      {"?limit=250", kTableAccept, "gzip"},
+      {"?labelSelector=tenth%3Dyes", kTableAccept, "identity"},
+      {"?labelSelector=app%3Dnone", kTableAccept, "identity"},
+      {"", "application/yaml", "identity"},
+      {"?limit=300", "application/yaml", "gzip"},
+      {"?labelSelector=tenth%3Dyes", "application/yaml", "identity"},
+      {"?labelSelector=app%3Dnone", "application/yaml", "identity"},
+      {"", "application/yaml;as=Table;v=v1;g=meta.k8s.io", "identity"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.query) + " " + c.accept + " " + c.encoding);
+    auto client = CertClient();
+    auto res =
+        client->Get(std::string("/api/v1/namespaces/default/pods") + c.query,
+                    {{"Accept", c.accept}, {"Accept-Encoding", c.encoding}});
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body.substr(0, 300);
+    // The same list, rendered whole.
+    registry::ListOptions opts;
+    std::string q = c.query;
+    if (q.find("limit=") != std::string::npos)
+      opts.limit = std::stoll(q.substr(q.find("limit=") + 6));
+    if (q.find("tenth") != std::string::npos) opts.label_selector = "tenth=yes";
+    if (q.find("app%3Dnone") != std::string::npos)
+      opts.label_selector = "app=none";
+    auto list = registry_->List(*pods, "default", opts);
+    ASSERT_TRUE(list.ok());
+    // The continue token names the list's revision, the same for both.
+    json whole = *list;
+    if (std::string(c.accept).find("as=Table") != std::string::npos) {
+      TableOptions t;
+      if (q.find("includeObject=Object") != std::string::npos)
+        t.include = IncludeObject::kObject;
+      whole = ListToTable(*pods, whole, clock_.Now(), t);
+    }
+    std::string expected;
+    if (std::string(c.accept).find("yaml") != std::string::npos) {
+      expected = JsonToYaml(whole);
+    } else {
+      api::AppendTypedJson(whole, &expected);
+      expected.push_back('\n');
+    }
+    EXPECT_EQ(res->body.size(), expected.size());
+    EXPECT_TRUE(res->body == expected)
+        << "first difference at "
+        << std::mismatch(res->body.begin(), res->body.end(), expected.begin(),
+                         expected.end())
+                   .first -
+               res->body.begin();
+    // Small lists and pages (read whole for their continue token) go out
+    // whole; long lists are streamed.
+    const bool streamed =
+        res->get_header_value("Transfer-Encoding") == "chunked";
+    if (opts.limit > 0 || expected.size() < 1024 * 1024) {
+      EXPECT_FALSE(streamed);
+    } else if (expected.size() > 2 * 1024 * 1024) {
+      EXPECT_TRUE(streamed);
+    }
   }
 }
 

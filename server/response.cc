@@ -6,6 +6,13 @@
 
 namespace kmock::server {
 
+void SetBody(httplib::Response& res, std::string body,
+             const std::string& content_type) {
+  res.body = std::move(body);
+  res.headers.erase("Content-Type");
+  res.set_header("Content-Type", content_type);
+}
+
 void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
                const std::string& content_type) {
   res.status = code;
@@ -13,14 +20,14 @@ void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,
   std::string body;
   api::AppendTypedJson(value, &body);
   body.push_back('\n');
-  res.set_content(std::move(body), content_type);
+  SetBody(res, std::move(body), content_type);
 }
 
 void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,
                   const OutputFormat& format) {
   if (format.encoding == Encoding::kYaml) {
     res.status = code;
-    res.set_content(JsonToYaml(value), format.ContentType());
+    SetBody(res, JsonToYaml(value), format.ContentType());
     return;
   }
   WriteJson(res, code, value, format.ContentType());

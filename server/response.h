@@ -17,6 +17,10 @@
 
 namespace kmock::server {
 
+// `body` as the response's body with that Content-Type, moved, not copied
+// (the library's set_content copies its argument: a second whole body).
+void SetBody(httplib::Response& res, std::string body,
+             const std::string& content_type);
 // Body `value` as one line of JSON and a newline, with the given code and
 // Content-Type.
 void WriteJson(httplib::Response& res, int code, const nlohmann::json& value,

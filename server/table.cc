@@ -84,16 +84,27 @@ Result<IncludeObject> ParseIncludeObject(std::string_view value) {
       std::string(value) + "\"");
 }
 
-json ListToTable(const api::ResourceInfo& res, const json& list, TimePoint now,
-                 const TableOptions& opts) {
+json TableFrame(const api::ResourceInfo& res, const json& list_meta,
+                const TableOptions& opts) {
   json table = EmptyTable(res, opts);
-  if (list.contains("metadata") && list["metadata"].is_object()) {
-    const json& meta = list["metadata"];
+  if (list_meta.is_object()) {
     for (const char* key :
          {"resourceVersion", "continue", "remainingItemCount"}) {
-      if (meta.contains(key)) table["metadata"][key] = meta[key];
+      if (list_meta.contains(key)) table["metadata"][key] = list_meta[key];
     }
   }
+  return table;
+}
+
+json TableRow(const api::ResourceInfo& res, const json& obj, TimePoint now,
+              const TableOptions& opts) {
+  return Row(res, obj, now, opts);
+}
+
+json ListToTable(const api::ResourceInfo& res, const json& list, TimePoint now,
+                 const TableOptions& opts) {
+  json table = TableFrame(
+      res, list.contains("metadata") ? list["metadata"] : json(), opts);
   if (list.contains("items") && list["items"].is_array()) {
     for (const json& item : list["items"]) {
       table["rows"].push_back(Row(res, item, now, opts));

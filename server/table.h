@@ -35,6 +35,15 @@ Result<IncludeObject> ParseIncludeObject(std::string_view value);
 nlohmann::json ListToTable(const api::ResourceInfo& res,
                            const nlohmann::json& list, TimePoint now,
                            const TableOptions& opts);
+// A Table with no rows, its metadata taken from a List's `list_meta`
+// (resourceVersion, continue, remainingItemCount): what a streamed Table
+// starts from.
+nlohmann::json TableFrame(const api::ResourceInfo& res,
+                          const nlohmann::json& list_meta,
+                          const TableOptions& opts);
+// One row of a Table, for an item of a List.
+nlohmann::json TableRow(const api::ResourceInfo& res, const nlohmann::json& obj,
+                        TimePoint now, const TableOptions& opts);
 // A one-row Table of a single object.
 nlohmann::json ObjectToTable(const api::ResourceInfo& res,
                              const nlohmann::json& obj, TimePoint now,

@@ -182,4 +182,33 @@ std::string JsonToYaml(const json& value) {
   return s;
 }
 
+void AppendYamlSequenceEntry(const json& object,
+                             const std::vector<std::string>& without,
+                             std::string* out) {
+  // Written inside a map under a one-letter key, as JsonToYaml writes a
+  // List's items, and the key's line dropped: the entry's indentation is
+  // the emitter's own.
+  YAML::Emitter em;
+  em << YAML::BeginMap << YAML::Key << "x" << YAML::Value << YAML::BeginSeq;
+  if (object.is_object()) {
+    em << YAML::BeginMap;
+    for (const auto& [k, item] : object.items()) {
+      bool skip = false;
+      for (const std::string& w : without) skip = skip || k == w;
+      if (skip) continue;
+      em << YAML::Key << k << YAML::Value;
+      Emit(em, item);
+    }
+    em << YAML::EndMap;
+  } else {
+    Emit(em, object);
+  }
+  em << YAML::EndSeq << YAML::EndMap;
+  std::string_view text(em.c_str(), em.size());
+  size_t start = text.find('\n');
+  if (start == std::string_view::npos) return;
+  out->append(text.substr(start + 1));
+  out->push_back('\n');
+}
+
 }  // namespace kmock::server

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -23,6 +24,14 @@ Result<nlohmann::json> YamlToJson(std::string_view yaml);
 // Block-style YAML of a JSON value (strings always quoted, so they never
 // read back as numbers or booleans).
 std::string JsonToYaml(const nlohmann::json& value);
+
+// Appends `object` as one entry of a block sequence that is a map's value,
+// exactly as JsonToYaml writes each entry of such a sequence ("  - a: 1",
+// "    b: 2"), leaving out the object's top-level keys in `without`: the
+// items of a YAML List written one at a time.
+void AppendYamlSequenceEntry(const nlohmann::json& object,
+                             const std::vector<std::string>& without,
+                             std::string* out);
 
 }  // namespace kmock::server
 

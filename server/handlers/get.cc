@@ -47,7 +47,7 @@ void HandleGet(const RequestContext& ctx, httplib::Response& res) {
     std::string body;
     body.reserve((*served)->JsonBytes().size() + 1);
     body.append((*served)->JsonBytes()).push_back('\n');
-    res.set_content(std::move(body), ctx.output.ContentType());
+    SetBody(res, std::move(body), ctx.output.ContentType());
     return;
   }
   Result<nlohmann::json> obj =

@@ -1,168 +1,240 @@
 // GET of a collection: labelSelector, fieldSelector, limit, continue,
 // resourceVersion and resourceVersionMatch go to the registry; the List (or
-// its Table) comes back. A JSON List is written from the items' stored
-// bytes (registry::ListJsonWriter); one longer than a chunk is streamed.
-#include <algorithm>
-#include <cstdio>
+// its Table), as JSON or YAML, comes back a piece at a time
+// (streamed_body.h), so a long list is never built whole: a JSON List is
+// written from the items' stored bytes (registry::ListJsonWriter); a Table
+// or YAML renders the items of one piece at a time
+// (registry::ServedListReader). A page (limit) is read whole before it is
+// sent, as its head carries the continue token.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "api/json_encode.h"
+#include "api/typed_json.h"
 #include "server/handlers/context.h"
 #include "server/handlers/options.h"
 #include "server/handlers/render.h"
+#include "server/handlers/streamed_body.h"
 #include "server/response.h"
+#include "server/yaml_json.h"
 
 namespace kmock::server {
 
 namespace {
 
-// The List up to its first item, as kube-apiserver writes it: kind,
-// apiVersion, metadata with resourceVersion, continue and
-// remainingItemCount.
-std::string ListHead(const api::ResourceInfo& resource,
-                     const registry::ListJsonWriter& list) {
-  std::string out = "{\"kind\":";
-  api::AppendJsonString(resource.list_kind, &out);
-  out += ",\"apiVersion\":";
-  api::AppendJsonString(resource.ApiVersion(), &out);
-  out += ",\"metadata\":{\"resourceVersion\":\"";
-  out += std::to_string(list.revision());
-  out += '"';
-  std::string continue_token = list.continue_token();
+using nlohmann::json;
+
+// Keys the first piece reads, before the size of the items is known.
+constexpr size_t kFirstPieceKeys = 64;
+
+// The List's metadata: resourceVersion, continue and remainingItemCount.
+template <typename Reader>
+json ListMeta(const Reader& reader) {
+  json meta = {{"resourceVersion", std::to_string(reader.revision())}};
+  std::string continue_token = reader.continue_token();
   if (!continue_token.empty()) {
-    out += ",\"continue\":";
-    api::AppendJsonString(continue_token, &out);
-    if (auto remaining = list.remaining_item_count()) {
-      out += ",\"remainingItemCount\":";
-      out += std::to_string(*remaining);
-    }
+    meta["continue"] = continue_token;
+    if (auto remaining = reader.remaining_item_count())
+      meta["remainingItemCount"] = *remaining;
   }
-  out += "},\"items\":[";
-  return out;
+  return meta;
 }
 
-constexpr char kListTail[] = "]}\n";
+// A List (or Table) body: the part before the first item, the items a
+// piece at a time, the part after the last item. The head is written after
+// the first piece is read (the revision is known then) or, for a page,
+// after the whole page (its continue token is known then).
+class ListSource : public BodySource {
+ public:
+  explicit ListSource(bool paged)
+      : paged_(paged), sizer_(kFirstPieceKeys, registry::kListChunk) {}
 
-// How much of a streamed list goes into one HTTP chunk when the HTTP library
-// frames it: with its size line and CRLFs a chunk is 32 KiB, two full TLS
-// records, and the copies the library makes of it stay in cache and reuse
-// the same memory.
-constexpr size_t kHttpChunkPayload = 32 * 1024 - 8;  // "7ff8\r\n" ... "\r\n"
-
-// Room kept before the items for a chunk's size line when the list frames
-// its own chunks: up to 16 hex digits and CRLF.
-constexpr size_t kSizeLineRoom = 18;
-
-// The HTTP library compresses a chunked body for a client that accepts
-// gzip (or br); it then has to frame it. For other clients the list frames
-// its chunks itself and hands the library whole chunks to send, without
-// the library's copies (an eighth of a full LIST's server CPU).
-bool LibraryWouldCompress(const httplib::Request& req) {
-  const std::string encodings = req.get_header_value("Accept-Encoding");
-  return encodings.find("gzip") != std::string::npos ||
-         encodings.find("br") != std::string::npos;
-}
-
-// A list that did not fit one chunk: the rest is read and written as the
-// client takes it, so the server never holds the whole response.
-struct ListStream {
-  std::unique_ptr<registry::ListJsonWriter> writer;
-  bool self_framed = false;
-  // The next chunk: the list's head and first items to begin with; when
-  // self-framed, after kSizeLineRoom bytes kept for the size line.
-  std::string pending;
-  bool done = false;
-
-  size_t Start() const { return self_framed ? kSizeLineRoom : 0; }
-
-  // Reads the next items into pending; false on a read error.
-  bool Fill() {
-    pending.resize(Start());
-    while (!done && pending.size() == Start()) {
-      Result<bool> more = writer->Next(&pending);
-      if (!more.ok()) return false;
-      if (!*more) {
-        pending += kListTail;
-        done = true;
+  Result<bool> Next(std::string* out) override {
+    bool more = false;
+    if (!started_) {
+      started_ = true;
+      std::string items;
+      do {
+        KMOCK_ASSIGN_OR_RETURN(more, Piece(&items));
+      } while (more && paged_);
+      if (!more && items.empty()) {
+        AppendEmpty(out);
+        return false;
       }
+      AppendHead(out);
+      out->append(items);
+    } else {
+      KMOCK_ASSIGN_OR_RETURN(more, Piece(out));
     }
-    return true;
+    if (!more) AppendTail(out);
+    return more;
   }
 
-  bool Pump(httplib::DataSink& sink) {
-    // The status line is gone: a read error can only cut the response
-    // short, which the client reports as an unexpected end of its body.
-    if (self_framed ? !WriteFramed(sink) : !WriteSlices(sink)) return false;
-    if (done) {
-      sink.done();
-      return true;
-    }
-    return Fill();
+ protected:
+  // Appends the items of up to `keys` more keys; whether more may follow.
+  virtual Result<bool> Read(std::string* out, size_t keys) = 0;
+  virtual void AppendHead(std::string* out) = 0;
+  virtual void AppendTail(std::string* out) = 0;
+  // A list without items.
+  virtual void AppendEmpty(std::string* out) {
+    AppendHead(out);
+    AppendTail(out);
   }
 
-  bool WriteSlices(httplib::DataSink& sink) {
-    for (size_t sent = 0; sent < pending.size();) {
-      size_t n = std::min(kHttpChunkPayload, pending.size() - sent);
-      if (!sink.write(pending.data() + sent, n)) return false;
-      sent += n;
-    }
-    return true;
+ private:
+  Result<bool> Piece(std::string* out) {
+    const size_t before = out->size();
+    const size_t keys = sizer_.keys();
+    KMOCK_ASSIGN_OR_RETURN(bool more, Read(out, keys));
+    sizer_.Record(keys, out->size() - before);
+    return more;
   }
 
-  // pending as one chunk (its size line written into the room before it),
-  // and after the last one the terminating zero-size chunk.
-  bool WriteFramed(httplib::DataSink& sink) {
-    size_t start = kSizeLineRoom;
-    const size_t payload = pending.size() - kSizeLineRoom;
-    if (payload > 0) {
-      char line[kSizeLineRoom + 1];
-      int n = snprintf(line, sizeof line, "%zx\r\n", payload);
-      start -= static_cast<size_t>(n);
-      pending.replace(start, static_cast<size_t>(n), line,
-                      static_cast<size_t>(n));
-      pending += "\r\n";
-    }
-    if (done) pending += "0\r\n\r\n";
-    return sink.write(pending.data() + start, pending.size() - start);
-  }
+  const bool paged_;
+  PieceSizer sizer_;
+  bool started_ = false;
 };
 
-void WriteJsonList(const RequestContext& ctx, const registry::ListOptions& opts,
-                   httplib::Response& res) {
-  auto writer = ctx.registry->ListJson(*ctx.resource, ctx.info->ns, opts);
-  if (!writer.ok()) return WriteError(res, writer.status());
-  std::string items;
-  Result<bool> more = (*writer)->Next(&items);
-  // A page (limit) is read whole, for its continue token; so is a list that
-  // fits in one chunk.
-  while (more.ok() && *more && opts.limit > 0) more = (*writer)->Next(&items);
-  if (!more.ok()) return WriteError(res, more.status());
-  res.status = 200;
-  if (!*more) {
-    std::string body = ListHead(*ctx.resource, **writer);
-    body += items;
-    body += kListTail;
-    res.set_content(body, ctx.output.ContentType());
-    return;
+// JSON List from stored bytes, as kube-apiserver writes it: kind,
+// apiVersion, metadata with resourceVersion, continue and
+// remainingItemCount, items.
+class JsonListSource : public ListSource {
+ public:
+  JsonListSource(const api::ResourceInfo& resource,
+                 std::unique_ptr<registry::ListJsonWriter> writer, bool paged)
+      : ListSource(paged), resource_(resource), writer_(std::move(writer)) {}
+
+ protected:
+  Result<bool> Read(std::string* out, size_t keys) override {
+    return writer_->Next(out, keys);
   }
-  auto stream = std::make_shared<ListStream>();
-  stream->self_framed = !LibraryWouldCompress(*ctx.req);
-  stream->pending.assign(stream->Start(), ' ');
-  stream->pending += ListHead(*ctx.resource, **writer);
-  stream->pending += items;
-  stream->writer = std::move(writer).value();
-  auto pump = [stream](size_t, httplib::DataSink& sink) {
-    return stream->Pump(sink);
-  };
-  if (stream->self_framed) {
-    // Sent as a body of unknown length, which the library writes as it is:
-    // the chunked framing is ours.
-    res.set_header("Transfer-Encoding", "chunked");
-    res.set_content_provider(ctx.output.ContentType(), pump);
-  } else {
-    res.set_chunked_content_provider(ctx.output.ContentType(), pump);
+  void AppendHead(std::string* out) override {
+    *out += "{\"kind\":";
+    api::AppendJsonString(resource_.list_kind, out);
+    *out += ",\"apiVersion\":";
+    api::AppendJsonString(resource_.ApiVersion(), out);
+    *out += ",\"metadata\":{\"resourceVersion\":\"";
+    *out += std::to_string(writer_->revision());
+    *out += '"';
+    std::string continue_token = writer_->continue_token();
+    if (!continue_token.empty()) {
+      *out += ",\"continue\":";
+      api::AppendJsonString(continue_token, out);
+      if (auto remaining = writer_->remaining_item_count()) {
+        *out += ",\"remainingItemCount\":";
+        *out += std::to_string(*remaining);
+      }
+    }
+    *out += "},\"items\":[";
   }
-}
+  void AppendTail(std::string* out) override { *out += "]}\n"; }
+
+ private:
+  const api::ResourceInfo& resource_;
+  std::unique_ptr<registry::ListJsonWriter> writer_;
+};
+
+// A Table or a YAML List (or YAML Table), rendered from decoded items a
+// piece at a time. Its frame (the whole body with no items) is encoded as
+// usual and split where the items go: "rows" is the last key of a Table's
+// JSON (whose keys are sorted), and in YAML, whose keys are sorted too, the
+// items' key line ("items: []", "rows: []") is replaced by the entries.
+class RenderedListSource : public ListSource {
+ public:
+  // Keeps what it needs of ctx, which is gone when the body is written.
+  RenderedListSource(const RequestContext& ctx,
+                     std::unique_ptr<registry::ServedListReader> reader,
+                     TableOptions table, bool paged)
+      : ListSource(paged),
+        resource_(*ctx.resource),
+        output_(ctx.output),
+        reader_(std::move(reader)),
+        table_(table),
+        now_(ctx.clock->Now()),
+        key_(ctx.output.table ? "rows" : "items") {}
+
+ protected:
+  Result<bool> Read(std::string* out, size_t keys) override {
+    std::vector<registry::ServedPtr> items;
+    KMOCK_ASSIGN_OR_RETURN(bool more, reader_->Next(&items, keys));
+    static const std::vector<std::string> kTypeKeys = {"apiVersion", "kind"};
+    static const std::vector<std::string> kNone;
+    for (const registry::ServedPtr& item : items) {
+      if (output_.encoding == Encoding::kYaml) {
+        if (output_.table) {
+          AppendYamlSequenceEntry(Row(*item), kNone, out);
+        } else {
+          // List items are written without their type, as in a List.
+          AppendYamlSequenceEntry(item->value(), kTypeKeys, out);
+        }
+        continue;
+      }
+      if (any_) out->push_back(',');
+      api::AppendJson(Row(*item), out);
+      any_ = true;
+    }
+    return more;
+  }
+  void AppendHead(std::string* out) override {
+    Split();
+    *out += head_;
+  }
+  void AppendTail(std::string* out) override { *out += tail_; }
+  void AppendEmpty(std::string* out) override {
+    *out +=
+        output_.encoding == Encoding::kYaml ? JsonToYaml(Frame()) : FrameJson();
+  }
+
+ private:
+  json Row(const registry::ServedObject& item) const {
+    return TableRow(resource_, item.value(), now_, table_);
+  }
+
+  json Frame() const {
+    json meta = ListMeta(*reader_);
+    if (output_.table) return TableFrame(resource_, meta, table_);
+    return {{"apiVersion", resource_.ApiVersion()},
+            {"kind", resource_.list_kind},
+            {"metadata", std::move(meta)},
+            {"items", json::array()}};
+  }
+
+  std::string FrameJson() const {
+    std::string s;
+    api::AppendTypedJson(Frame(), &s);
+    s.push_back('\n');
+    return s;
+  }
+
+  void Split() {
+    if (output_.encoding == Encoding::kYaml) {
+      // A top-level key starts a line; the frame has no other empty
+      // sequence under that name at the top.
+      std::string yaml = "\n" + JsonToYaml(Frame());
+      const std::string line = "\n" + key_ + ": []\n";
+      size_t at = yaml.find(line);
+      if (at == std::string::npos) at = yaml.size() - line.size();
+      head_ = yaml.substr(1, at) + key_ + ":\n";
+      tail_ = yaml.substr(at + line.size());
+      return;
+    }
+    // ...,"rows":[]}\n
+    std::string s = FrameJson();
+    head_ = s.substr(0, s.size() - 3);
+    tail_ = "]}\n";
+  }
+
+  const api::ResourceInfo& resource_;
+  const OutputFormat output_;
+  std::unique_ptr<registry::ServedListReader> reader_;
+  const TableOptions table_;
+  const TimePoint now_;
+  const std::string key_;
+  bool any_ = false;
+  std::string head_;
+  std::string tail_;
+};
 
 }  // namespace
 
@@ -172,21 +244,26 @@ void HandleList(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, opts.status());
     return;
   }
-  if (!ctx.output.table && ctx.output.encoding == Encoding::kJson)
-    return WriteJsonList(ctx, *opts, res);
-  Result<nlohmann::json> list =
-      ctx.registry->List(*ctx.resource, ctx.info->ns, *opts);
-  if (!list.ok()) {
-    WriteError(res, list.status());
-    return;
+  const bool paged = opts->limit > 0;
+  if (!ctx.output.table && ctx.output.encoding == Encoding::kJson) {
+    auto writer = ctx.registry->ListJson(*ctx.resource, ctx.info->ns, *opts);
+    if (!writer.ok()) return WriteError(res, writer.status());
+    return SendBody(*ctx.req, res, ctx.output.ContentType(),
+                    std::make_unique<JsonListSource>(
+                        *ctx.resource, std::move(writer).value(), paged));
   }
-  Result<nlohmann::json> out =
-      Render(ctx, std::move(list).value(), /*is_list=*/true);
-  if (!out.ok()) {
-    WriteError(res, out.status());
-    return;
+  TableOptions table;
+  if (ctx.output.table) {
+    Result<TableOptions> t = TableOptionsFor(ctx);
+    if (!t.ok()) return WriteError(res, t.status());
+    table = *t;
   }
-  WriteEncoded(res, 200, *out, ctx.output);
+  auto reader =
+      ctx.registry->ListServedChunks(*ctx.resource, ctx.info->ns, *opts);
+  if (!reader.ok()) return WriteError(res, reader.status());
+  SendBody(*ctx.req, res, ctx.output.ContentType(),
+           std::make_unique<RenderedListSource>(ctx, std::move(reader).value(),
+                                                table, paged));
 }
 
 }  // namespace kmock::server
