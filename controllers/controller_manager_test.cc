@@ -553,5 +553,19 @@ TEST_F(ControllerManagerTest, HeartbeatsRenewLeasesAndReportStatusOnTime) {
   }
 }
 
+// A renewal that fails is retried as a kubelet retries it, after 200 ms
+// doubling up to 7 s, not at every poll of the heartbeat loop.
+TEST_F(ControllerManagerTest, FailedRenewalsBackOff) {
+  // No Node object: the lease cannot be created.
+  NodeHeartbeats hb(registry_.get(), &clock_, res_, {"ghost"});
+  std::vector<int> attempts_at_ms;
+  for (int ms = 0; ms <= 16000; ms += 50) {
+    if (!hb.Beat().ok()) attempts_at_ms.push_back(ms);
+    clock_.Advance(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(attempts_at_ms,
+            (std::vector<int>{0, 200, 600, 1400, 3000, 6200, 12600}));
+}
+
 }  // namespace
 }  // namespace kmock::controllers

@@ -1,5 +1,6 @@
 #include "controllers/node_heartbeat.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -21,6 +22,14 @@ registry::WriteOptions KubeletWrite(const std::string& node) {
   wo.user.groups = {"system:nodes", "system:authenticated"};
   wo.field_manager = "kubelet";
   return wo;
+}
+
+// A kubelet retries a failed lease renewal or status update after 200 ms,
+// doubling up to 7 s, not at its next poll: a store that refuses writes
+// gets a few retries per node, not a stream of them.
+TimePoint::duration RetryDelay(int failures) {
+  auto delay = std::chrono::milliseconds(200 << std::min(failures - 1, 6));
+  return std::min<TimePoint::duration>(delay, std::chrono::seconds(7));
 }
 
 }  // namespace
@@ -63,6 +72,8 @@ Status NodeHeartbeats::Beat() {
   const bool first_beat = next_lease_.size() != nodes_.size();
   next_lease_.resize(nodes_.size());
   next_status_.resize(nodes_.size());
+  lease_failures_.resize(nodes_.size());
+  status_failures_.resize(nodes_.size());
   const size_t n = nodes_.size();
   const auto period =
       std::chrono::duration_cast<TimePoint::duration>(options_.lease_renew);
@@ -93,8 +104,10 @@ Status NodeHeartbeats::Beat() {
     const size_t i = leases[k];
     if (!results[k].ok()) {
       if (first.ok()) first = results[k];
+      next_lease_[i] = now + RetryDelay(++lease_failures_[i]);
       continue;
     }
+    lease_failures_[i] = 0;
     // Real kubelets start at different moments, so their renewals are
     // spread over the period; all at once would be a burst of one write
     // per node every 10 s. After the first beat, node i renews (i+1)/n of
@@ -110,10 +123,13 @@ Status NodeHeartbeats::Beat() {
   }
   for (size_t k = 0; k < statuses.size(); ++k) {
     const Status& st = results[leases.size() + k];
+    const size_t i = statuses[k];
     if (st.ok()) {
-      next_status_[statuses[k]] = now + options_.status_report;
-    } else if (first.ok()) {
-      first = st;
+      status_failures_[i] = 0;
+      next_status_[i] = now + options_.status_report;
+    } else {
+      if (first.ok()) first = st;
+      next_status_[i] = now + RetryDelay(++status_failures_[i]);
     }
   }
   return first;

@@ -63,6 +63,9 @@ class NodeHeartbeats {
   // When each node (same index as nodes_) next renews its lease and
   // reports status: a poll of 5,000 nodes compares times, nothing more.
   std::vector<TimePoint> next_lease_, next_status_;
+  // Failed writes in a row per node, for the kubelet's retry back-off
+  // (RetryDelay).
+  std::vector<int> lease_failures_, status_failures_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
