@@ -373,12 +373,15 @@ TEST_F(ApiServerTest, TableAndYamlListsAreTheWholeRenderingPieceByPiece) {
       expected.push_back('\n');
     }
     EXPECT_EQ(res->body.size(), expected.size());
+    const size_t diff =
+        static_cast<size_t>(std::mismatch(res->body.begin(), res->body.end(),
+                                          expected.begin(), expected.end())
+                                .first -
+                            res->body.begin());
     EXPECT_TRUE(res->body == expected)
-        << "first difference at "
-        << std::mismatch(res->body.begin(), res->body.end(), expected.begin(),
-                         expected.end())
-                   .first -
-               res->body.begin();
+        << "first difference at " << diff << ":\n"
+        << res->body.substr(diff < 80 ? 0 : diff - 80, 160) << "\n--- not\n"
+        << expected.substr(diff < 80 ? 0 : diff - 80, 160);
     // Small lists and pages (read whole for their continue token) go out
     // whole; long lists are streamed.
     const bool streamed =

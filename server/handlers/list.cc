@@ -54,16 +54,20 @@ class ListSource : public BodySource {
     bool more = false;
     if (!started_) {
       started_ = true;
-      std::string items;
+      // The items are read into place and the head put before them after,
+      // so a page is held once, not once more as a copy. Reading goes on
+      // to the first item (or the end): an empty list is written as such.
+      const size_t start = out->size();
       do {
-        KMOCK_ASSIGN_OR_RETURN(more, Piece(&items));
-      } while (more && paged_);
-      if (!more && items.empty()) {
+        KMOCK_ASSIGN_OR_RETURN(more, Piece(out));
+      } while (more && (paged_ || out->size() == start));
+      if (!more && out->size() == start) {
         AppendEmpty(out);
         return false;
       }
-      AppendHead(out);
-      out->append(items);
+      std::string head;
+      AppendHead(&head);
+      out->insert(start, head);
     } else {
       KMOCK_ASSIGN_OR_RETURN(more, Piece(out));
     }
@@ -209,14 +213,23 @@ class RenderedListSource : public ListSource {
 
   void Split() {
     if (output_.encoding == Encoding::kYaml) {
-      // A top-level key starts a line; the frame has no other empty
-      // sequence under that name at the top.
+      // A top-level key starts a line; yaml-cpp writes an empty sequence
+      // under it as "items:\n  []" (or "items: []").
       std::string yaml = "\n" + JsonToYaml(Frame());
-      const std::string line = "\n" + key_ + ": []\n";
-      size_t at = yaml.find(line);
-      if (at == std::string::npos) at = yaml.size() - line.size();
+      size_t at = std::string::npos;
+      size_t length = 0;
+      for (const std::string& line :
+           {"\n" + key_ + ":\n  []\n", "\n" + key_ + ": []\n"}) {
+        at = yaml.find(line);
+        length = line.size();
+        if (at != std::string::npos) break;
+      }
+      if (at == std::string::npos) {  // never: the frame is ours
+        at = yaml.size() - 1;
+        length = 1;
+      }
       head_ = yaml.substr(1, at) + key_ + ":\n";
-      tail_ = yaml.substr(at + line.size());
+      tail_ = yaml.substr(at + length);
       return;
     }
     // ...,"rows":[]}\n

@@ -7,13 +7,18 @@
 - a watcher that never reads, while 2,000 changes are made, does not grow
   the server's memory without bound and is ended; another watcher keeps
   getting every event;
-- 1,000 concurrent watches all receive an event.
+- 1,000 concurrent watches all receive an event;
+- LISTs whose client never reads (JSON, gzip, Table, YAML) hold little
+  server memory, are cut within the write timeout of the last progress,
+  and the memory is back once they are.
 
 Python 3 standard library only; the server is $KUBEMOCK_BIN, started
 through tests/e2e/harness.py with short timeouts so the test stays under a
 minute.
 """
 
+import base64
+import gzip
 import http.client
 import json
 import os
@@ -432,6 +437,133 @@ class StalledWatchersTest(unittest.TestCase):
         if not os.environ.get("KMOCK_SANITIZER"):
             self.assertLess(late, WRITE_TIMEOUT / 2,
                             "a stalled watcher held up the others")
+
+
+def server_sockets():
+    """How many sockets the server holds open (listener and connections)."""
+    pid = SERVER.proc.pid
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(
+                    "socket:"):
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
+class UnreadListsTest(unittest.TestCase):
+
+    def test_lists_never_read_are_cut_and_hold_bounded_memory(self):
+        # 600 Pending pods with 32 KB annotations: a LIST of about 20 MB
+        # (its Table and YAML too, as a Table row carries the metadata).
+        pods = "/api/v1/namespaces/unread/pods"
+        status, body = request("POST", "/api/v1/namespaces", json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": "unread"}}))
+        self.assertEqual(status, 201, body[:200])
+        # Random text, so that gzip cannot shrink the lists into the
+        # socket buffers.
+        pad = base64.b64encode(os.urandom(24576)).decode()
+
+        def create(lo, hi):
+            conn = http.client.HTTPSConnection(SERVER.host, SERVER.port,
+                                               context=CTX, timeout=30)
+            try:
+                for i in range(lo, hi):
+                    conn.request("POST", pods, json.dumps({
+                        "apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "u-%04d" % i,
+                                     "annotations": {"pad": pad}},
+                        "spec": {"schedulerName": "nobody", "containers": [
+                            {"name": "c", "image": "nginx"}]}}),
+                        {"Content-Type": "application/json"})
+                    resp = conn.getresponse()
+                    resp.read()
+                    self.assertEqual(resp.status, 201)
+            finally:
+                conn.close()
+
+        writers = [threading.Thread(target=create, args=(k * 150, k * 150 +
+                                                         150))
+                   for k in range(4)]
+        for t in writers:
+            t.start()
+        for t in writers:
+            t.join()
+        table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+        kinds = [("application/json", ""), ("application/json", "gzip"),
+                 (table, "gzip"), (table, ""), ("application/yaml", "")]
+        # One read of each: how big and how long it takes to make.
+        make_s = 0.0
+        for accept, enc in kinds:
+            conn = http.client.HTTPSConnection(SERVER.host, SERVER.port,
+                                               context=CTX, timeout=60)
+            t0 = time.monotonic()
+            conn.request("GET", pods, headers={"Accept": accept,
+                                               "Accept-Encoding": enc})
+            resp = conn.getresponse()
+            raw = resp.read()
+            if resp.getheader("Content-Encoding") == "gzip":
+                raw = gzip.decompress(raw)
+            size = len(raw)
+            make_s = max(make_s, time.monotonic() - t0)
+            conn.close()
+            self.assertEqual(resp.status, 200)
+            self.assertGreater(size, 18 * 1024 * 1024, (accept, enc))
+        time.sleep(0.5)
+        sockets_before = server_sockets()
+        rss_before = server_status("VmRSS")
+        # Two of each, never read.
+        stalled = []
+        for accept, enc in kinds * 2:
+            s = tls_socket(rcvbuf=4096)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nAccept: %s\r\n%s\r\n" %
+                       (pods, SERVER.host, accept,
+                        "Accept-Encoding: %s\r\n" % enc if enc else "")
+                       ).encode())
+            stalled.append(s)
+        t0 = time.monotonic()
+        peak = rss_before
+        closed_at = None
+        try:
+            while time.monotonic() - t0 < 45:
+                peak = max(peak, server_status("VmRSS"))
+                if server_sockets() <= sockets_before:
+                    closed_at = time.monotonic() - t0
+                    break
+                time.sleep(0.1)
+            # The memory is given back.
+            back_at = None
+            rss_after = None
+            while closed_at is not None and time.monotonic() - t0 < 50:
+                rss_after = server_status("VmRSS")
+                if rss_after < rss_before + 48 * 1024:
+                    back_at = time.monotonic() - t0
+                    break
+                time.sleep(0.2)
+        finally:
+            for s in stalled:
+                s.close()
+        print("\n%d unread LISTs of about 20 MB: RSS %.0f MB before, peak "
+              "%.0f MB, %s MB after; closed after %s s, memory back after "
+              "%s s (one LIST takes %.1f s to make)" %
+              (len(stalled), rss_before / 1024.0, peak / 1024.0,
+               "%.0f" % (rss_after / 1024.0) if rss_after else "?",
+               "%.1f" % closed_at if closed_at is not None else "never",
+               "%.1f" % back_at if back_at is not None else "never",
+               make_s), file=sys.stderr)
+        # Every response stops progressing once the socket buffers are
+        # full; the write timeout then cuts it, counted from the last
+        # progress, not per send call.
+        self.assertIsNotNone(closed_at, "unread LISTs still open after 45 s")
+        if not os.environ.get("KMOCK_SANITIZER"):
+            self.assertLess(closed_at,
+                            WRITE_TIMEOUT + 2 * make_s + harness.budget(3))
+            # A piece of each response, not 20 copies of 20 MB bodies.
+            self.assertLess((peak - rss_before) / 1024.0, 200.0)
+            self.assertIsNotNone(back_at, "the memory was not given back")
 
 
 class ManyWatchersTest(unittest.TestCase):
