@@ -61,6 +61,9 @@ void EventExpiry::Stop() {
 }
 
 void EventExpiry::Loop() {
+  // Failed rounds in a row: the pause before the next doubles from 1 s to
+  // 30 s, as client-go's reflector backs off a failing list and watch.
+  int failures = 0;
   while (!stop_) {
     TimePoint now = clock_->Now();
     auto wait = std::chrono::milliseconds(1000);
@@ -72,9 +75,14 @@ void EventExpiry::Loop() {
     auto r = RunOnce(wait);
     // A failed round (the store closing, a list failing) is retried after
     // a pause; the next round relists if the watch is gone.
+    failures = r.ok() ? 0 : failures + 1;
+    std::chrono::milliseconds pause =
+        r.ok() ? kRoundInterval
+               : std::min<std::chrono::milliseconds>(
+                     std::chrono::seconds(1 << std::min(failures - 1, 5)),
+                     std::chrono::seconds(30));
     std::unique_lock<std::mutex> l(watch_mu_);
-    stop_cv_.wait_for(l, r.ok() ? kRoundInterval : std::chrono::seconds(1),
-                      [&] { return stop_.load(); });
+    stop_cv_.wait_for(l, pause, [&] { return stop_.load(); });
   }
 }
 
