@@ -264,10 +264,11 @@ int Serve(const cmd::ServeOptions& o) {
 
 int Repair(const cmd::RepairOptions& o) {
   const std::string path = o.data_dir + "/store";
-  char stamp[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  const std::string copy = o.data_dir + "/store.damaged-" + stamp;
+  const std::string copy = cmd::DamagedCopyPath(
+      o.data_dir, std::time(nullptr), [](const std::string& p) {
+        std::error_code ec;
+        return std::filesystem::exists(p, ec);
+      });
   auto report = store::RepairStore(path, copy);
   if (!report.ok()) return Fail("repair: " + report.status().message());
   std::string text = store::DescribeRepair(*report);

@@ -45,6 +45,19 @@ Flags:
 )";
 }
 
+std::string DamagedCopyPath(
+    const std::string& data_dir, std::time_t now,
+    const std::function<bool(const std::string&)>& exists) {
+  char stamp[32];
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  const std::string base = data_dir + "/store.damaged-" + stamp;
+  std::string path = base;
+  for (int n = 2; exists(path); ++n) path = base + "-" + std::to_string(n);
+  return path;
+}
+
 std::string DamageHint(const std::string& data_dir) {
   return "stop the server and run `kubemock repair --data-dir " + data_dir +
          "` to recover what can be recovered (it keeps a copy of the damaged "

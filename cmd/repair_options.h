@@ -5,6 +5,8 @@
 #ifndef KMOCK_CMD_REPAIR_OPTIONS_H_
 #define KMOCK_CMD_REPAIR_OPTIONS_H_
 
+#include <ctime>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,13 @@ struct RepairOptions {
 Result<RepairOptions> ParseRepairOptions(const std::vector<std::string>& args);
 
 std::string RepairHelp();
+
+// Where repair keeps the copy of a damaged store: DIR/store.damaged-<UTC time
+// of `now`>, with "-2", "-3", ... added when `exists` says that name is taken
+// (two repairs within one second must not collide).
+std::string DamagedCopyPath(
+    const std::string& data_dir, std::time_t now,
+    const std::function<bool(const std::string&)>& exists);
 
 // What the server tells the user when the store under data_dir is damaged:
 // stop the server and run the repair command for that directory.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace kmock::cmd {
 namespace {
 
@@ -23,6 +25,20 @@ TEST(RepairOptionsTest, RejectsUnknownFlags) {
 TEST(RepairOptionsTest, HintNamesTheCommand) {
   EXPECT_NE(DamageHint("/d").find("kubemock repair --data-dir /d"),
             std::string::npos);
+}
+
+TEST(RepairOptionsTest, DamagedCopyNeverReusesATakenName) {
+  std::set<std::string> taken;
+  auto exists = [&](const std::string& p) { return taken.count(p) > 0; };
+  const std::time_t t = 1796266372;  // 2026-12-03T02:52:52Z
+  std::string first = DamagedCopyPath("/d", t, exists);
+  EXPECT_EQ(first, "/d/store.damaged-20261203T025252Z");
+  taken.insert(first);
+  std::string second = DamagedCopyPath("/d", t, exists);
+  EXPECT_EQ(second, "/d/store.damaged-20261203T025252Z-2");
+  taken.insert(second);
+  EXPECT_EQ(DamagedCopyPath("/d", t, exists),
+            "/d/store.damaged-20261203T025252Z-3");
 }
 
 }  // namespace

@@ -13,18 +13,21 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "api/resource.h"
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
 #include "common/clock.h"
 #include "common/rng.h"
-#include "registry/test_registry.h"
+#include "registry/registry.h"
 #include "server/api_server.h"
+#include "store/storage.h"
 
 namespace {
 
@@ -42,10 +45,25 @@ struct Fixture {
   SSL_CTX* client = nullptr;
 
   Fixture() {
-    storage = registry::testing::OpenMemoryStore();
+    // As the server's main does: a client gone mid-answer is an error on
+    // the write, not a signal that ends the process.
+    signal(SIGPIPE, SIG_IGN);
+    store::StorageOptions so;
+    so.in_memory = true;
+    so.sync = false;
+    so.compaction_interval = std::chrono::milliseconds(0);
+    auto opened = store::OpenRocksStorage(so);
+    if (!opened.ok()) std::abort();
+    storage = std::move(opened).value();
     registry =
         std::make_unique<registry::Registry>(storage.get(), &clock, &rng);
-    if (!registry::testing::CreateNamespace(registry.get(), "default").ok())
+    const api::ResourceInfo* namespaces =
+        api::Catalog::Get().Find("", "v1", "namespaces");
+    if (namespaces == nullptr ||
+        !registry
+             ->Create(*namespaces, "",
+                      nlohmann::json{{"metadata", {{"name", "default"}}}}, {})
+             .ok())
       std::abort();
     auto now = std::chrono::system_clock::now();
     certs::UniquePkey ca_key = std::move(certs::GenerateEcKey()).value();
