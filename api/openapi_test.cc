@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
 #include <regex>
 #include <set>
 #include <string>
+
+#include "api/builtin_catalog.h"
 
 namespace kmock::api {
 namespace {
@@ -44,9 +47,9 @@ class OpenApiTest : public ::testing::Test {
     leases_.plural = "leases";
     leases_.subresources = {};
     leases_.schema_type = "io.k8s.api.coordination.v1.Lease";
-    catalog_.Add(&pods_);
-    catalog_.Add(&nodes_);
-    catalog_.Add(&leases_);
+    EXPECT_TRUE(catalog_.Add(std::make_unique<ResourceInfo>(pods_)).ok());
+    EXPECT_TRUE(catalog_.Add(std::make_unique<ResourceInfo>(nodes_)).ok());
+    EXPECT_TRUE(catalog_.Add(std::make_unique<ResourceInfo>(leases_)).ok());
   }
 
   json CoreDoc() {
@@ -218,7 +221,7 @@ TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithAStableHash) {
 // The real catalog and the schema must agree: every kind it serves has a
 // schema type, and each group/version document is complete.
 TEST(OpenApiCatalogTest, RealCatalogKindsHaveSchemas) {
-  const Catalog& catalog = Catalog::Get();
+  const Catalog& catalog = testing::BuiltinCatalog();
   for (const ResourceInfo* r : catalog.resources()) {
     EXPECT_NE(Schema::Get().Find(r->schema_type), nullptr)
         << r->plural << ": " << r->schema_type;

@@ -1,19 +1,24 @@
-// What the server serves: one ResourceInfo per resource (kind), written as
-// data in api/resources.cc, in the manner of a CRD: names, scope, verbs,
-// subresources, store key prefix, printer columns, selectable fields and the
-// per-kind strategy.
+// What the server serves: one ResourceInfo per resource (kind), loaded from
+// the data in api/resources/*.yaml (api/catalog_loader.h), in the manner of
+// a CRD: names, scope, verbs, subresources, store key prefix, printer
+// columns, selectable fields and the per-kind strategy.
 //
 // Discovery, routing, the registry pipeline, Table output and field
-// selectors are all driven from this table; nothing else lists kinds.
+// selectors are all driven from a Catalog; nothing else lists kinds.
 //
-// Thread safety: the catalog is built once at start-up and is immutable
-// afterwards; every accessor is const and safe from any thread. Strategies
-// must be stateless (const methods, no mutable members).
+// Thread safety: a ResourceInfo is immutable once added to a Catalog and
+// lives as long as the Catalog. The Catalog may take new resources while
+// the server runs (Add); every accessor is safe from any thread and sees
+// either the catalog before an Add or after it. Strategies must be
+// stateless (const methods, no mutable members).
 #ifndef KMOCK_API_RESOURCE_H_
 #define KMOCK_API_RESOURCE_H_
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,6 +48,8 @@ struct PrinterColumn {
   std::string format;       // "name" for the name column, else ""
   std::string description;  // our own words
   int priority = 0;         // > 0: shown only with -o wide
+  std::string json_path;    // where the value is (".status.phase")
+  std::string cell;         // how it is printed ("age", "podStatus", "")
 };
 
 struct Subresource {
@@ -165,8 +172,12 @@ struct ResourceInfo {
   std::string key_prefix;
   // Root type in the schema, e.g. "io.k8s.api.core.v1.Pod".
   std::string schema_type;
-  // "subdomain" (DNS-1123 subdomain) or "label" (DNS-1123 label) name rule.
+  // Name rule: "subdomain" (DNS-1123 subdomain), "label" (DNS-1123 label),
+  // "dns1035" (DNS-1035 label) or "path" (a valid path segment).
   std::string name_rule = "subdomain";
+  // Whether metadata.generation is kept (1 on create, bumped on spec
+  // changes) by the generic strategy.
+  bool keeps_generation = false;
 
   // Table output.
   std::vector<PrinterColumn> columns;
@@ -180,6 +191,9 @@ struct ResourceInfo {
   const Strategy* status_strategy = nullptr;  // set iff "status" subresource
   const Strategy* finalize_strategy =
       nullptr;  // set iff "finalize" subresource
+  // Strategies made for this resource alone (the generic ones), which the
+  // pointers above may point into.
+  std::vector<std::shared_ptr<const Strategy>> owned_strategies;
 
   // Kinds that are computed, never stored (SelfSubjectAccessReview,
   // SelfSubjectReview): create answers with what this returns (the request
@@ -213,12 +227,31 @@ struct ResourceInfo {
   const Subresource* FindSubresource(std::string_view name) const;
 };
 
+// The resources of one moment of a Catalog, for iterating: keeps what it
+// lists alive however the catalog changes meanwhile.
+class CatalogView {
+ public:
+  using Items = std::vector<const ResourceInfo*>;
+  explicit CatalogView(const Items* items) : items_(items) {}
+  Items::const_iterator begin() const { return items_->begin(); }
+  Items::const_iterator end() const { return items_->end(); }
+  size_t size() const { return items_->size(); }
+  const ResourceInfo* operator[](size_t i) const { return (*items_)[i]; }
+  bool empty() const { return items_->empty(); }
+
+ private:
+  const Items* items_;
+};
+
 class Catalog {
  public:
-  // The compiled-in catalog of every resource we serve.
-  static const Catalog& Get();
+  Catalog();
+  ~Catalog();
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
 
-  const std::vector<const ResourceInfo*>& resources() const { return all_; }
+  // Every resource, in the order added.
+  CatalogView resources() const;
   // By group, version and plural (or a subresource-less path segment).
   const ResourceInfo* Find(std::string_view group, std::string_view version,
                            std::string_view plural) const;
@@ -227,11 +260,20 @@ class Catalog {
                                  std::string_view kind) const;
   // Group/versions in discovery order: "" first, then groups by name.
   std::vector<std::pair<std::string, std::string>> GroupVersions() const;
+  // Counts the changes: caches built from the catalog compare it.
+  uint64_t generation() const;
 
-  void Add(const ResourceInfo* info) { all_.push_back(info); }
+  // Adds a resource (409-class Status if group/version/plural is taken).
+  Status Add(std::unique_ptr<ResourceInfo> info);
 
  private:
-  std::vector<const ResourceInfo*> all_;
+  struct State;
+  std::atomic<const State*> state_;
+  std::mutex write_mu_;
+  // Every state ever published (readers may still hold one) and every
+  // resource added: freed with the catalog.
+  std::vector<std::unique_ptr<const State>> states_;
+  std::vector<std::unique_ptr<ResourceInfo>> owned_;
 };
 
 }  // namespace kmock::api

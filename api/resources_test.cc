@@ -1,12 +1,13 @@
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "api/resource.h"
 
 namespace kmock::api {
 namespace {
 
 TEST(CatalogTest, CoreResources) {
-  const Catalog& c = Catalog::Get();
+  const Catalog& c = testing::BuiltinCatalog();
   const ResourceInfo* pods = c.Find("", "v1", "pods");
   ASSERT_NE(pods, nullptr);
   EXPECT_EQ(pods->kind, "Pod");
@@ -37,7 +38,7 @@ TEST(CatalogTest, CoreResources) {
 }
 
 TEST(CatalogTest, EventsShareStorage) {
-  const Catalog& c = Catalog::Get();
+  const Catalog& c = testing::BuiltinCatalog();
   const ResourceInfo* core = c.Find("", "v1", "events");
   const ResourceInfo* ev = c.Find("events.k8s.io", "v1", "events");
   ASSERT_NE(core, nullptr);
@@ -51,7 +52,7 @@ TEST(CatalogTest, EventsShareStorage) {
 }
 
 TEST(CatalogTest, EveryResourceIsComplete) {
-  for (const ResourceInfo* r : Catalog::Get().resources()) {
+  for (const ResourceInfo* r : testing::BuiltinCatalog().resources()) {
     SCOPED_TRACE(r->QualifiedName());
     EXPECT_FALSE(r->kind.empty());
     EXPECT_EQ(r->list_kind, r->kind + "List");
@@ -70,7 +71,7 @@ TEST(CatalogTest, EveryResourceIsComplete) {
 }
 
 TEST(CatalogTest, GroupVersionsInOrder) {
-  auto gvs = Catalog::Get().GroupVersions();
+  auto gvs = testing::BuiltinCatalog().GroupVersions();
   ASSERT_EQ(gvs.size(), 7u);
   EXPECT_EQ(gvs[0], (std::pair<std::string, std::string>{"", "v1"}));
   EXPECT_EQ(gvs[1].first, "apps");
@@ -85,11 +86,11 @@ TEST(CatalogTest, GroupVersionsInOrder) {
 
 TEST(CatalogTest, LeasesAndUnknown) {
   const ResourceInfo* l =
-      Catalog::Get().Find("coordination.k8s.io", "v1", "leases");
+      testing::BuiltinCatalog().Find("coordination.k8s.io", "v1", "leases");
   ASSERT_NE(l, nullptr);
   EXPECT_TRUE(l->namespaced);
   EXPECT_TRUE(l->short_names.empty());
-  EXPECT_EQ(Catalog::Get().Find("", "v1", "widgets"), nullptr);
+  EXPECT_EQ(testing::BuiltinCatalog().Find("", "v1", "widgets"), nullptr);
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ std::string ReadField(const json& j, Field* f) {
   f->list_type = j.value("list_type", "");
   f->list_map_keys = Strings(j, "list_map_keys");
   f->map_type = j.value("map_type", "");
+  if (auto d = j.find("default"); d != j.end()) f->default_value = *d;
   return "";
 }
 
@@ -166,7 +167,33 @@ std::string Schema::LoadJson(std::string_view json_text) {
     }
   }
   types_ = std::move(loaded);
+  MarkDefaults();
   return "";
+}
+
+void Schema::MarkDefaults() {
+  // A fixed point over the reference graph (types may refer to themselves).
+  for (auto& [name, t] : types_) {
+    for (const Field& f : t.fields) {
+      if (!f.default_value.is_null()) t.defaults_below = true;
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [name, t] : types_) {
+      if (t.defaults_below) continue;
+      for (const Field& f : t.fields) {
+        for (const std::string* ref : {&f.ref, &f.items.ref}) {
+          if (ref->empty()) continue;
+          auto it = types_.find(*ref);
+          if (it != types_.end() && it->second.defaults_below) {
+            t.defaults_below = true;
+          }
+        }
+      }
+      changed = changed || t.defaults_below;
+    }
+  }
 }
 
 }  // namespace kmock::api

@@ -13,6 +13,7 @@
 #define KMOCK_API_SCHEMA_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,8 @@ struct Field {
   std::vector<std::string> list_map_keys;
   // "atomic" or "granular" for maps and structs (x-kubernetes-map-type).
   std::string map_type;
+  // The value the server fills in when the field is absent (null: none).
+  nlohmann::json default_value;
 };
 
 struct Type {
@@ -72,6 +75,8 @@ struct Type {
   std::vector<Field> fields;
   std::vector<std::string> required;  // JSON names of required fields
   bool preserve_unknown_fields = false;
+  // Whether this type or any type it reaches has a field with a default.
+  bool defaults_below = false;
   // Set on top-level kinds: group, version, kind
   // (x-kubernetes-group-version-kind).
   std::string gvk_group, gvk_version, gvk_kind;
@@ -98,6 +103,8 @@ class Schema {
   std::string LoadJson(std::string_view json_text);
 
  private:
+  void MarkDefaults();
+
   std::map<std::string, Type, std::less<>> types_;
 };
 

@@ -202,7 +202,38 @@ std::vector<std::string> ValidateNameByRule(const std::string& rule,
   std::string value = name;
   // A generateName prefix may end in '-': check it as if it did not.
   if (prefix && !value.empty() && value.back() == '-') value.back() = 'a';
-  return rule == "label" ? IsDNS1123Label(value) : IsDNS1123Subdomain(value);
+  if (rule == "label") return IsDNS1123Label(value);
+  if (rule == "dns1035") return IsDNS1035Label(value);
+  if (rule == "path") return IsPathSegmentName(value);
+  return IsDNS1123Subdomain(value);
+}
+
+std::vector<std::string> IsDNS1035Label(const std::string& value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back(MaxLenError(63));
+  bool ok = !value.empty() && value.front() >= 'a' && value.front() <= 'z' &&
+            MatchesDnsLabel(value);
+  if (!ok) {
+    errs.push_back(RegexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters "
+        "or '-', start with an alphabetic character, and end with an "
+        "alphanumeric character",
+        "[a-z]([-a-z0-9]*[a-z0-9])?", {"my-name", "abc-123"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> IsPathSegmentName(const std::string& value) {
+  if (value == "." || value == "..") {
+    return {"may not be '" + value + "'"};
+  }
+  std::vector<std::string> errs;
+  for (const char* bad : {"/", "%"}) {
+    if (value.find(bad) != std::string::npos) {
+      errs.push_back(std::string("may not contain '") + bad + "'");
+    }
+  }
+  return errs;
 }
 
 void ValidateDNS1123Label(const std::string& value, const std::string& path,

@@ -20,6 +20,10 @@ namespace kmock::api {
 // DNS-1123 subdomain (253 chars, lower case, '-' and '.').
 std::vector<std::string> IsDNS1123Subdomain(const std::string& value);
 // DNS-1123 label (63 chars, lower case and '-').
+// A DNS-1035 label (starts with a letter): Service names and the like.
+std::vector<std::string> IsDNS1035Label(const std::string& value);
+// A name usable as one path segment: not "." or "..", no '/' or '%'.
+std::vector<std::string> IsPathSegmentName(const std::string& value);
 std::vector<std::string> IsDNS1123Label(const std::string& value);
 // A qualified name: an optional DNS subdomain prefix and '/', then a name of
 // at most 63 alphanumerics, '-', '_' or '.' (label keys, finalizers).

@@ -28,7 +28,7 @@ ControllerManager::~ControllerManager() { Stop(); }
 Status ControllerManager::Start() {
   if (started_) return Status::Ok();
   KMOCK_RETURN_IF_ERROR(CompleteClusterSpec(&cluster_));
-  KMOCK_ASSIGN_OR_RETURN(res_, CoreResources::Lookup());
+  KMOCK_ASSIGN_OR_RETURN(res_, CoreResources::Lookup(registry_->catalog()));
   KMOCK_ASSIGN_OR_RETURN(
       BootstrapResult boot,
       Bootstrap(registry_, clock_, rng_, res_, cluster_, options_.version));

@@ -26,7 +26,7 @@ class DeploymentControllerTest : public ::testing::Test {
     ASSERT_NE(storage_, nullptr);
     registry_ =
         std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
-    auto res = CoreResources::Lookup();
+    auto res = CoreResources::Lookup(registry_->catalog());
     ASSERT_TRUE(res.ok()) << res.status().ToString();
     res_ = *res;
     ASSERT_NE(res_.deployments, nullptr);

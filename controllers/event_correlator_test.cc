@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "api/builtin_catalog.h"
 #include "controllers/event_recorder.h"
 #include "controllers/event_sink.h"
 #include "registry/test_registry.h"
@@ -118,7 +119,7 @@ TEST(EventRecorderTest, CorrelatedEventsAsStored) {
   registry::Registry registry(storage.get(), &clock, &rng);
   ASSERT_TRUE(registry::testing::CreateNamespace(&registry, "default").ok());
   const api::ResourceInfo* events =
-      api::Catalog::Get().Find("", "v1", "events");
+      api::testing::BuiltinCatalog().Find("", "v1", "events");
   ASSERT_NE(events, nullptr);
   {
     EventSink sink(EventSinkOptions{.writers = 2});

@@ -162,7 +162,7 @@ EventRecorder::EventRecorder(registry::Registry* registry, const Clock* clock,
       clock_(clock),
       source_(std::move(source)),
       sink_(sink),
-      events_(api::Catalog::Get().Find("", "v1", "events")) {
+      events_(registry->catalog().Find("", "v1", "events")) {
   // kube-scheduler's events.k8s.io recorder correlates into series
   // instead; its events are written as they come.
   if (!source_.events_api) {

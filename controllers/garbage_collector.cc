@@ -75,7 +75,7 @@ GarbageCollector::~GarbageCollector() { Stop(); }
 std::vector<const api::ResourceInfo*> GarbageCollector::WatchedResources()
     const {
   std::vector<const api::ResourceInfo*> out;
-  for (const api::ResourceInfo* res : api::Catalog::Get().resources()) {
+  for (const api::ResourceInfo* res : registry_->catalog().resources()) {
     if (!res->HasVerb("list") || !res->HasVerb("watch") ||
         !res->HasVerb("get")) {
       continue;
@@ -247,7 +247,7 @@ Status GarbageCollector::ProcessDeletingDependents(const GraphNode& owner) {
 
 Result<OwnerState> GarbageCollector::ClassifyOwner(const GraphNode& dependent,
                                                    const OwnerReference& ref) {
-  OwnerLocation loc = LocateOwner(api::Catalog::Get(), ref, dependent.ns);
+  OwnerLocation loc = LocateOwner(registry_->catalog(), ref, dependent.ns);
   if (loc.resource == nullptr || !loc.resolvable) {
     Log(dependent.Describe() + ": cannot resolve owner " + ref.api_version +
         "/" + ref.kind + " " + ref.name);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "api/builtin_catalog.h"
+
 namespace kmock::controllers {
 namespace {
 
@@ -29,7 +31,7 @@ json Ref(const std::string& kind, const std::string& name,
 }
 
 const api::ResourceInfo* Res(const char* group, const char* plural) {
-  return api::Catalog::Get().Find(group, "v1", plural);
+  return api::testing::BuiltinCatalog().Find(group, "v1", plural);
 }
 
 std::vector<std::string> Sorted(std::vector<std::string> v) {
@@ -104,7 +106,7 @@ TEST(GcGraphTest, AttentionMeansOwnersOrCollectorFinalizers) {
 }
 
 TEST(GcGraphTest, LocatesOwnersByScope) {
-  const auto& cat = api::Catalog::Get();
+  const auto& cat = api::testing::BuiltinCatalog();
   OwnerReference lease{"coordination.k8s.io/v1", "Lease", "l", "u"};
   OwnerLocation loc = LocateOwner(cat, lease, "team");
   EXPECT_EQ(loc.resource, Res("coordination.k8s.io", "leases"));

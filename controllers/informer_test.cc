@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/builtin_catalog.h"
 #include "common/clock.h"
 #include "common/rng.h"
 #include "registry/test_registry.h"
@@ -29,7 +30,8 @@ class InformerTest : public ::testing::Test {
     // entry's tree is freed unless a reader holds it.
     registry_ = std::make_unique<registry::Registry>(storage_.get(), &clock_,
                                                      &rng_, /*cache*/ 0);
-    leases_ = api::Catalog::Get().Find("coordination.k8s.io", "v1", "leases");
+    leases_ = api::testing::BuiltinCatalog().Find("coordination.k8s.io", "v1",
+                                                  "leases");
     ASSERT_NE(leases_, nullptr);
     ASSERT_TRUE(
         registry::testing::CreateNamespace(registry_.get(), "default").ok());

@@ -145,7 +145,7 @@ NamespaceController::NamespaceController(registry::Registry* registry,
     : registry_(registry),
       clock_(clock),
       options_(std::move(options)),
-      namespaces_(api::Catalog::Get().Find("", "v1", "namespaces")),
+      namespaces_(registry->catalog().Find("", "v1", "namespaces")),
       queue_(clock) {
   if (namespaces_ == nullptr) return;
   informer_ = std::make_unique<Informer>(registry_, namespaces_);
@@ -223,7 +223,7 @@ NamespaceContentTally NamespaceController::DeleteContent(
   registry::DeleteOptions del;
   del.propagation_policy = "Background";
   del.user = ControllerWrite().user;
-  for (const api::ResourceInfo* res : api::Catalog::Get().resources()) {
+  for (const api::ResourceInfo* res : registry_->catalog().resources()) {
     if (!res->namespaced || !res->HasVerb("list") || !res->HasVerb("delete") ||
         res->from_storage) {
       continue;

@@ -2,8 +2,7 @@
 
 namespace kmock::controllers {
 
-Result<CoreResources> CoreResources::Lookup() {
-  const auto& cat = api::Catalog::Get();
+Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   CoreResources r;
   struct Want {
     const api::ResourceInfo** slot;

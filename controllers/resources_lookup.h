@@ -23,7 +23,7 @@ struct CoreResources {
   const api::ResourceInfo* replicasets = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
-  static Result<CoreResources> Lookup();
+  static Result<CoreResources> Lookup(const api::Catalog& catalog);
 };
 
 }  // namespace kmock::controllers

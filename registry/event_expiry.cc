@@ -37,7 +37,7 @@ EventExpiry::EventExpiry(Registry* registry, const Clock* clock,
     : registry_(registry),
       clock_(clock),
       ttl_(ttl),
-      events_(api::Catalog::Get().Find("", "v1", "events")) {}
+      events_(registry->catalog().Find("", "v1", "events")) {}
 
 EventExpiry::~EventExpiry() { Stop(); }
 

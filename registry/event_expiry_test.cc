@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "registry/test_registry.h"
 
 namespace kmock::registry {
@@ -18,7 +19,7 @@ class EventExpiryTest : public ::testing::Test {
     storage_ = registry::testing::OpenMemoryStore();
     ASSERT_NE(storage_, nullptr);
     registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
-    events_ = api::Catalog::Get().Find("", "v1", "events");
+    events_ = api::testing::BuiltinCatalog().Find("", "v1", "events");
     ASSERT_NE(events_, nullptr);
     ASSERT_TRUE(
         registry::testing::CreateNamespace(registry_.get(), "default").ok());

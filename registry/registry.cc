@@ -1,7 +1,10 @@
 #include "registry/registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
+#include "api/catalog_loader.h"
 #include "api/decode_check.h"
 #include "api/validation.h"
 #include "common/json_view.h"
@@ -124,14 +127,29 @@ bool UnchangedByMutation(const json& mine, const json& stored) {
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<api::Catalog> BuiltinCatalog() {
+  auto loaded = api::LoadBuiltinCatalog(api::Schema::Get());
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "kubemock: the built-in resources are broken: %s\n",
+                 loaded.status().message().c_str());
+    std::abort();
+  }
+  return std::move(loaded).value();
+}
+
+}  // namespace
+
 Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng,
-                   size_t served_cache_bytes)
-    : storage_(storage),
+                   size_t served_cache_bytes, api::Catalog* catalog)
+    : owned_catalog_(catalog == nullptr ? BuiltinCatalog() : nullptr),
+      catalog_(catalog == nullptr ? owned_catalog_.get() : catalog),
+      storage_(storage),
       clock_(clock),
       rng_(rng),
       served_cache_(served_cache_bytes) {
-  if (const api::ResourceInfo* nsres =
-          api::Catalog::Get().Find("", "v1", "namespaces")) {
+  if (const api::ResourceInfo* nsres = catalog_->Find("", "v1", "namespaces")) {
     namespace_states_ =
         std::make_unique<NamespaceStates>(storage, nsres->key_prefix);
   }
@@ -874,7 +892,7 @@ Result<std::unique_ptr<ObjectWatcher>> Registry::Watch(
 
 Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
                             const json& binding, const WriteOptions& opts) {
-  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  const api::ResourceInfo* pods = catalog_->Find("", "v1", "pods");
   if (!pods) return Internal("pods are not served");
   std::string node;
   if (auto t = binding.find("target"); t != binding.end() && t->is_object())

@@ -157,9 +157,15 @@ struct DeleteResult {
 class Registry {
  public:
   // served_cache_bytes bounds the decoded objects kept for watchers
-  // (ServedObjectCache).
+  // (ServedObjectCache). `catalog` is what the server serves; null: the
+  // registry loads the built-in catalog and owns it.
   Registry(store::Storage* storage, const Clock* clock, Rng* rng,
-           size_t served_cache_bytes = ServedObjectCache::kDefaultBudgetBytes);
+           size_t served_cache_bytes = ServedObjectCache::kDefaultBudgetBytes,
+           api::Catalog* catalog = nullptr);
+
+  // The resources served. Components that need the catalog (the server,
+  // controllers) take it from here.
+  api::Catalog& catalog() const { return *catalog_; }
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
@@ -255,6 +261,8 @@ class Registry {
   void set_garbage_collection(bool on) { garbage_collection_.store(on); }
 
  private:
+  std::unique_ptr<api::Catalog> owned_catalog_;
+  api::Catalog* catalog_;
   // The shared tail of Update, Patch and GuaranteedUpdate: strategy,
   // defaulting, validation and the compare-and-swap write of obj over the
   // stored object `old` read at revision cur_revision.

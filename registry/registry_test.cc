@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "api/builtin_catalog.h"
 #include "api/resource.h"
 #include "registry/object_codec.h"
 #include "registry/test_registry.h"
@@ -22,8 +23,8 @@ class RegistryTest : public ::testing::Test {
     storage_ = registry::testing::OpenMemoryStore();
     ASSERT_NE(storage_, nullptr);
     registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
-    pods_ = api::Catalog::Get().Find("", "v1", "pods");
-    namespaces_ = api::Catalog::Get().Find("", "v1", "namespaces");
+    pods_ = api::testing::BuiltinCatalog().Find("", "v1", "pods");
+    namespaces_ = api::testing::BuiltinCatalog().Find("", "v1", "namespaces");
     ASSERT_NE(pods_, nullptr);
     ASSERT_NE(namespaces_, nullptr);
     ASSERT_TRUE(
@@ -294,7 +295,7 @@ TEST_F(RegistryTest, WritesAnswerWhatAReadReturns) {
             c->object["metadata"]["resourceVersion"]);
 
   const api::ResourceInfo* events =
-      api::Catalog::Get().Find("events.k8s.io", "v1", "events");
+      api::testing::BuiltinCatalog().Find("events.k8s.io", "v1", "events");
   ASSERT_NE(events, nullptr);
   json ev = {{"apiVersion", "events.k8s.io/v1"},
              {"kind", "Event"},
@@ -665,9 +666,9 @@ TEST_F(RegistryTest, FiltersKnowTheMembersTheyRead) {
             Members({"spec", "status"}));
   EXPECT_EQ(members(*pods_, "", "metadata.name=p"), Members({"metadata"}));
   const api::ResourceInfo* core_events =
-      api::Catalog::Get().Find("", "v1", "events");
+      api::testing::BuiltinCatalog().Find("", "v1", "events");
   const api::ResourceInfo* events_v1 =
-      api::Catalog::Get().Find("events.k8s.io", "v1", "events");
+      api::testing::BuiltinCatalog().Find("events.k8s.io", "v1", "events");
   ASSERT_NE(core_events, nullptr);
   ASSERT_NE(events_v1, nullptr);
   EXPECT_EQ(members(*core_events, "", "source=kubelet"),
@@ -962,7 +963,8 @@ namespace {
 TEST_F(RegistryTest, ScaleSubresourceReadsAndWritesReplicas) {
   WriteOptions typed;
   typed.typed_in_process = true;
-  api::ResourceInfo scalable = *api::Catalog::Get().Find("", "v1", "services");
+  api::ResourceInfo scalable =
+      *api::testing::BuiltinCatalog().Find("", "v1", "services");
   scalable.key_prefix = "/registry/scaletest/";
   scalable.make_allocator = nullptr;
   scalable.scale = api::ScaleSubresource{};
@@ -1048,7 +1050,7 @@ namespace {
 // and a second applier that changes an owned field conflicts.
 TEST_F(RegistryTest, ServerSideApplyOwnershipSurvivesStatusWrites) {
   const api::ResourceInfo* deploys =
-      api::Catalog::Get().Find("apps", "v1", "deployments");
+      api::testing::BuiltinCatalog().Find("apps", "v1", "deployments");
   ASSERT_NE(deploys, nullptr);
   const std::string manifest = R"({"apiVersion":"apps/v1","kind":"Deployment",
     "metadata":{"name":"ssa"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"ssa"}},

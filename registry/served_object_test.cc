@@ -5,13 +5,14 @@
 #include <thread>
 #include <vector>
 
+#include "api/builtin_catalog.h"
 #include "registry/object_codec.h"
 
 namespace kmock::registry {
 namespace {
 
 const api::ResourceInfo& Pods() {
-  return *api::Catalog::Get().Find("", "v1", "pods");
+  return *api::testing::BuiltinCatalog().Find("", "v1", "pods");
 }
 
 std::string PodBytes(const std::string& name, size_t pad = 0) {

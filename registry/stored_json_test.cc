@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "registry/object_codec.h"
 #include "registry/served_object.h"
 
@@ -13,7 +14,7 @@ using nlohmann::json;
 const api::ResourceInfo& Res(const std::string& group,
                              const std::string& version,
                              const std::string& resource) {
-  return *api::Catalog::Get().Find(group, version, resource);
+  return *api::testing::BuiltinCatalog().Find(group, version, resource);
 }
 
 // What a decode and an encode give: the reference the splice must equal.

@@ -38,7 +38,7 @@ inline std::unique_ptr<store::Storage> OpenMemoryStore(
 // Creates the namespace `name` through the registry.
 inline Status CreateNamespace(Registry* registry, const std::string& name) {
   const api::ResourceInfo* namespaces =
-      api::Catalog::Get().Find("", "v1", "namespaces");
+      registry->catalog().Find("", "v1", "namespaces");
   if (namespaces == nullptr) return Status(StatusCode::kNotFound, "namespaces");
   return registry
       ->Create(*namespaces, "", nlohmann::json{{"metadata", {{"name", name}}}},

@@ -169,7 +169,7 @@ class ApiServer::Impl {
        Rng* rng)
       : options_(std::move(options)),
         catalog_(options_.catalog != nullptr ? options_.catalog
-                                             : &api::Catalog::Get()),
+                                             : &registry->catalog()),
         authn_(options_.tokens),
         openapi_(catalog_, &api::Schema::Get(), options_.kubernetes_version) {
     RouterConfig config;

@@ -75,7 +75,7 @@ struct ServerOptions {
   std::chrono::seconds min_request_timeout{1800};
   // Log every request to stderr.
   bool verbose = false;
-  // The resources served; null = api::Catalog::Get().
+  // The resources served; null = the registry's catalog.
   const api::Catalog* catalog = nullptr;
 };
 

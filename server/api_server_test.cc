@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "api/builtin_catalog.h"
 #include "api/typed_json.h"
 #include "certs/cert_builder.h"
 #include "certs/openssl_util.h"
@@ -264,7 +265,8 @@ TEST_F(ApiServerTest, CreateGetListDelete) {
 // A list longer than the registry reads at once is streamed: every item
 // arrives once, in key order, and the body is one List.
 TEST_F(ApiServerTest, ListLongerThanOneReadStreamsEveryItem) {
-  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  const api::ResourceInfo* pods =
+      api::testing::BuiltinCatalog().Find("", "v1", "pods");
   ASSERT_NE(pods, nullptr);
   const int count = static_cast<int>(registry::kListChunk) + 150;
   for (int i = 0; i < count; ++i) {
@@ -310,7 +312,8 @@ TEST_F(ApiServerTest, ListLongerThanOneReadStreamsEveryItem) {
 // decoded and encoded on their own; the bytes must be those of the whole
 // List rendered at once, streamed or not, paged or not.
 TEST_F(ApiServerTest, TableAndYamlListsAreTheWholeRenderingPieceByPiece) {
-  const api::ResourceInfo* pods = api::Catalog::Get().Find("", "v1", "pods");
+  const api::ResourceInfo* pods =
+      api::testing::BuiltinCatalog().Find("", "v1", "pods");
   ASSERT_NE(pods, nullptr);
   for (int i = 0; i < 700; ++i) {
     char name[16];

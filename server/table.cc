@@ -9,8 +9,9 @@ using nlohmann::json;
 std::vector<api::PrinterColumn> DefaultColumns() {
   return {
       {"Name", "string", "name", "The unique name of the object in its scope.",
-       0},
-      {"Created At", "date", "", "When the object was created.", 0},
+       0, ".metadata.name", ""},
+      {"Created At", "date", "", "When the object was created.", 0,
+       ".metadata.creationTimestamp", ""},
   };
 }
 

@@ -7,6 +7,7 @@
 #ifndef KMOCK_SERVER_TEST_CATALOG_H_
 #define KMOCK_SERVER_TEST_CATALOG_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,10 @@ inline api::ResourceInfo MakePods() {
                     {"log", "", "", "Pod", {"get"}},
                     {"status", "", "", "", {"get", "patch", "update"}}};
   r.key_prefix = "/registry/pods/";
-  r.columns = {{"Name", "string", "name", "The pod's name.", 0},
-               {"Status", "string", "", "The pod's phase.", 0},
-               {"Node", "string", "", "Where the pod runs.", 1}};
+  r.columns = {
+      {"Name", "string", "name", "The pod's name.", 0, ".metadata.name", ""},
+      {"Status", "string", "", "The pod's phase.", 0, ".status.phase", ""},
+      {"Node", "string", "", "Where the pod runs.", 1, ".spec.nodeName", ""}};
   r.cells = [](const nlohmann::json& obj, TimePoint) {
     std::vector<nlohmann::json> cells;
     cells.push_back(obj["metadata"].value("name", ""));
@@ -97,22 +99,13 @@ inline api::ResourceInfo MakeWidgets(const std::string& version) {
 }
 
 inline const api::Catalog& TestCatalog() {
-  static const api::ResourceInfo* pods = new api::ResourceInfo(MakePods());
-  static const api::ResourceInfo* namespaces =
-      new api::ResourceInfo(MakeNamespaces());
-  static const api::ResourceInfo* deployments =
-      new api::ResourceInfo(MakeDeployments());
-  static const api::ResourceInfo* widgets_beta =
-      new api::ResourceInfo(MakeWidgets("v1beta1"));
-  static const api::ResourceInfo* widgets =
-      new api::ResourceInfo(MakeWidgets("v1"));
   static const api::Catalog* catalog = [] {
     auto* c = new api::Catalog();
-    c->Add(pods);
-    c->Add(namespaces);
-    c->Add(deployments);
-    c->Add(widgets_beta);
-    c->Add(widgets);
+    (void)c->Add(std::make_unique<api::ResourceInfo>(MakePods()));
+    (void)c->Add(std::make_unique<api::ResourceInfo>(MakeNamespaces()));
+    (void)c->Add(std::make_unique<api::ResourceInfo>(MakeDeployments()));
+    (void)c->Add(std::make_unique<api::ResourceInfo>(MakeWidgets("v1beta1")));
+    (void)c->Add(std::make_unique<api::ResourceInfo>(MakeWidgets("v1")));
     return c;
   }();
   return *catalog;

@@ -174,17 +174,4 @@ Result<json> CreateSelfSubjectReview(const json& request,
   return out;
 }
 
-std::vector<PrinterColumn> AccessReviewColumns() {
-  return {{"Name", "string", "name", "Name of the review.", 0}};
-}
-
-std::vector<json> AccessReviewCells(const json& obj, TimePoint /*now*/) {
-  return {Str(obj, {"metadata", "name"})};
-}
-
-const Strategy* AccessReviewStrategy() {
-  static const Strategy kStrategy;
-  return &kStrategy;
-}
-
 }  // namespace kmock::api::kinds

@@ -77,12 +77,6 @@ Result<json> CreateSelfSubjectRulesReview(const json& request,
                                           const UserInfo& user);
 Result<json> CreateSelfSubjectReview(const json& request, const UserInfo& user);
 
-// Table output (never listed, but every kind has columns): Name only.
-std::vector<PrinterColumn> AccessReviewColumns();
-std::vector<json> AccessReviewCells(const json& obj, TimePoint now);
-// A neutral strategy: nothing is stored, so nothing to prepare or check.
-const Strategy* AccessReviewStrategy();
-
 }  // namespace kmock::api::kinds
 
 #endif  // KMOCK_API_KINDS_ACCESS_REVIEW_H_

@@ -185,39 +185,6 @@ class DeploymentStatusStrategyImpl : public StatusStrategy {
 
 }  // namespace
 
-std::vector<PrinterColumn> DeploymentColumns() {
-  return {
-      {"Name", "string", "name",
-       "Name of the deployment, unique in its namespace.", 0},
-      {"Ready", "string", "", "Ready pods out of the desired number.", 0},
-      {"Up-to-date", "string", "", "Pods made from the current template.", 0},
-      {"Available", "string", "", "Pods ready for at least minReadySeconds.",
-       0},
-      {"Age", "string", "", "Time since the deployment was created.", 0},
-      {"Containers", "string", "", "Names of the containers in the template.",
-       1},
-      {"Images", "string", "", "Images of the containers in the template.", 1},
-      {"Selector", "string", "", "The label query over the deployment's pods.",
-       1},
-  };
-}
-
-std::vector<json> DeploymentCells(const json& d, TimePoint now) {
-  const json* tmpl = Find(d, {"spec", "template"});
-  json none = json::object();
-  const json& t = tmpl ? *tmpl : none;
-  const json* selector = Find(d, {"spec", "selector"});
-  return {Str(d, {"metadata", "name"}),
-          std::to_string(Int(d, {"status", "readyReplicas"})) + "/" +
-              std::to_string(Int(d, {"spec", "replicas"}, 1)),
-          Int(d, {"status", "updatedReplicas"}),
-          Int(d, {"status", "availableReplicas"}),
-          Since(Str(d, {"metadata", "creationTimestamp"}), now),
-          TemplateContainerNames(t),
-          TemplateContainerImages(t),
-          LabelSelectorString(selector ? *selector : json())};
-}
-
 void DefaultDeployment(json& d) {
   json& spec = ObjectAt(d, "spec");
   SetIfAbsent(spec, "replicas", 1);

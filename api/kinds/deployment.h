@@ -16,11 +16,6 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> DeploymentColumns();
-// Name, Ready ("ready/desired"), Up-to-date, Available, Age, Containers,
-// Images, Selector.
-std::vector<json> DeploymentCells(const json& deployment, TimePoint now);
-
 // apps/v1 defaults (idempotent): replicas 1, strategy RollingUpdate with
 // maxUnavailable and maxSurge 25% (Recreate gets no rollingUpdate),
 // revisionHistoryLimit 10, progressDeadlineSeconds 600, and the pod

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "api/builtin_catalog.h"
 #include "api/openapi.h"
 #include "api/resource.h"
 #include "api/schema.h"
@@ -402,10 +403,10 @@ TEST(DeploymentTableTest, Cells) {
                  {"availableReplicas", 2}};
   TimePoint now;
   ASSERT_TRUE(ParseRfc3339("2024-01-01T00:05:00Z", &now));
-  std::vector<json> cells = DeploymentCells(d, now);
+  std::vector<json> cells = testing::RowOf("apps", "deployments", d, now);
   EXPECT_EQ(cells, (std::vector<json>{"web", "2/3", 3, 2, "5m", "nginx,sidecar",
                                       "nginx:1.27,busybox", "app=web"}));
-  std::vector<PrinterColumn> cols = DeploymentColumns();
+  std::vector<PrinterColumn> cols = testing::ColumnsOf("apps", "deployments");
   ASSERT_EQ(cols.size(), cells.size());
   std::vector<std::string> names;
   for (const PrinterColumn& c : cols) names.push_back(c.name);
@@ -417,7 +418,8 @@ TEST(DeploymentTableTest, Cells) {
 }
 
 TEST(DeploymentCatalogTest, Entry) {
-  const ResourceInfo* r = Catalog::Get().Find("apps", "v1", "deployments");
+  const ResourceInfo* r =
+      testing::BuiltinCatalog().Find("apps", "v1", "deployments");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kind, "Deployment");
   EXPECT_EQ(r->short_names, std::vector<std::string>{"deploy"});
@@ -437,8 +439,8 @@ TEST(DeploymentCatalogTest, Entry) {
 }
 
 TEST(AppsOpenApiTest, DocumentIsCompleteAndScaleSpeaksAutoscaling) {
-  json doc =
-      OpenApiV3Document(Catalog::Get(), Schema::Get(), "apps", "v1", "1.33.0");
+  json doc = OpenApiV3Document(testing::BuiltinCatalog(), Schema::Get(), "apps",
+                               "v1", "1.33.0");
   const json& schemas = doc["components"]["schemas"];
   for (const char* name :
        {"io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.DeploymentList",

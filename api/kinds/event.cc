@@ -220,62 +220,52 @@ json EventsV1ToCoreEvent(const json& in) {
   return out;
 }
 
-std::vector<PrinterColumn> EventColumns() {
-  return {
-      {"Last Seen", "string", "", "Time since the event was last observed.", 0},
-      {"Type", "string", "", "Normal or Warning.", 0},
-      {"Reason", "string", "", "Short machine-readable reason for the event.",
-       0},
-      {"Object", "string", "", "The object the event is about, as kind/name.",
-       0},
-      {"Subobject", "string", "",
-       "The part of the object the event is about, e.g. a container.", 1},
-      {"Source", "string", "",
-       "The component (and host) that reported the event.", 1},
-      {"Message", "string", "", "Human-readable description of the event.", 0},
-      {"First Seen", "string", "", "Time since the event was first observed.",
-       1},
-      {"Count", "string", "", "How many times the event has occurred.", 1},
-      {"Name", "string", "name", "Name of the event object.", 1},
-  };
+namespace {
+
+std::string FirstSeen(const json& e, TimePoint now) {
+  std::string first_ts = Str(e, {"firstTimestamp"});
+  return first_ts.empty() ? Since(Str(e, {"eventTime"}), now)
+                          : Since(first_ts, now);
 }
 
-std::vector<json> CoreEventCells(const json& e, TimePoint now) {
-  std::string first_ts = Str(e, {"firstTimestamp"});
-  std::string first = first_ts.empty() ? Since(Str(e, {"eventTime"}), now)
-                                       : Since(first_ts, now);
-  std::string last_ts = Str(e, {"lastTimestamp"});
-  std::string last = last_ts.empty() ? first : Since(last_ts, now);
-  int64_t count = Int(e, {"count"});
+}  // namespace
+
+json EventLastSeenCell(const json& e, TimePoint now) {
   const json* series = Find(e, {"series"});
   if (series && series->is_object()) {
-    last = Since(Str(*series, {"lastObservedTime"}), now);
-    count = Int(*series, {"count"});
-  } else if (count == 0) {
-    count = 1;  // singleton events of the new API carry no count
+    return Since(Str(*series, {"lastObservedTime"}), now);
   }
+  std::string last_ts = Str(e, {"lastTimestamp"});
+  return last_ts.empty() ? FirstSeen(e, now) : Since(last_ts, now);
+}
+
+json EventFirstSeenCell(const json& e, TimePoint now) {
+  return FirstSeen(e, now);
+}
+
+json EventCountCell(const json& e, TimePoint /*now*/) {
+  const json* series = Find(e, {"series"});
+  if (series && series->is_object()) return Int(*series, {"count"});
+  int64_t count = Int(e, {"count"});
+  return count == 0 ? 1 : count;  // singleton events carry no count
+}
+
+json EventObjectCell(const json& e, TimePoint /*now*/) {
   std::string kind = Lower(Str(e, {"involvedObject", "kind"}));
   std::string name = Str(e, {"involvedObject", "name"});
-  std::string target = name.empty() ? kind : kind + "/" + name;
+  return name.empty() ? kind : kind + "/" + name;
+}
+
+json EventSourceCell(const json& e, TimePoint /*now*/) {
   std::string component = Str(e, {"source", "component"});
   if (component.empty()) component = Str(e, {"reportingComponent"});
   std::string host = Str(e, {"source", "host"});
   if (host.empty()) host = Str(e, {"reportingInstance"});
-  std::string source = host.empty() ? component : component + ", " + host;
-  return {last,
-          Str(e, {"type"}),
-          Str(e, {"reason"}),
-          target,
-          Str(e, {"involvedObject", "fieldPath"}),
-          source,
-          Trim(Str(e, {"message"})),
-          first,
-          count,
-          Str(e, {"metadata", "name"})};
+  return host.empty() ? component : component + ", " + host;
 }
 
-std::vector<json> EventsV1Cells(const json& ev, TimePoint now) {
-  return CoreEventCells(EventsV1ToCoreEvent(ev), now);
+json EventMessageCell(const json& e, TimePoint /*now*/) {
+  return Trim(Str(e, {"message"}));
 }
 
 std::vector<SelectableField> CoreEventSelectableFields() {

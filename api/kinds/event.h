@@ -22,11 +22,14 @@ namespace kmock::api::kinds {
 json CoreEventToEventsV1(const json& core);
 json EventsV1ToCoreEvent(const json& ev);
 
-// Last Seen, Type, Reason, Object, Subobject, Source, Message, First Seen,
-// Count, Name; the same columns for both groups.
-std::vector<PrinterColumn> EventColumns();
-std::vector<json> CoreEventCells(const json& core, TimePoint now);
-std::vector<json> EventsV1Cells(const json& ev, TimePoint now);
+// The computed cells of a core/v1 event, one per column (named cells
+// "event..."); events.k8s.io events are printed from their stored core form.
+json EventLastSeenCell(const json& core, TimePoint now);
+json EventFirstSeenCell(const json& core, TimePoint now);
+json EventCountCell(const json& core, TimePoint now);
+json EventObjectCell(const json& core, TimePoint now);
+json EventSourceCell(const json& core, TimePoint now);
+json EventMessageCell(const json& core, TimePoint now);
 
 std::vector<SelectableField> CoreEventSelectableFields();
 // Same field names, evaluated on the events.k8s.io/v1 form.

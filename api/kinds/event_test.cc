@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
+
 namespace kmock::api::kinds {
 namespace {
 
@@ -31,11 +33,11 @@ json CoreEvent() {
 }
 
 TEST(EventTableTest, LegacyEvent) {
-  auto cells = CoreEventCells(CoreEvent(), At(kNow));
+  auto cells = testing::RowOf("", "events", CoreEvent(), At(kNow));
   EXPECT_EQ(cells, (std::vector<json>{"2m", "Normal", "Pulled", "pod/hello",
                                       "spec.containers{c}", "kubelet, node-1",
                                       "Pulled image", "10m", 4, "hello.17a"}));
-  EXPECT_EQ(EventColumns().size(), cells.size());
+  EXPECT_EQ(testing::ColumnsOf("", "events").size(), cells.size());
 }
 
 TEST(EventTableTest, NewStyleEventAndSeries) {
@@ -48,18 +50,18 @@ TEST(EventTableTest, NewStyleEventAndSeries) {
     "reason": "Scheduled", "regarding": {"kind": "Pod", "name": "p"},
     "note": "Successfully assigned", "type": "Normal"
   })");
-  auto cells = EventsV1Cells(ev, At(kNow));
+  auto cells = testing::RowOf("events.k8s.io", "events", ev, At(kNow));
   EXPECT_EQ(cells[0], "30s");
   EXPECT_EQ(cells[5], "default-scheduler, sched-1");
   EXPECT_EQ(cells[7], "30s");
   EXPECT_EQ(cells[8], 1);
   ev["series"] = {{"count", 7},
                   {"lastObservedTime", "2024-05-01T11:59:55.000000Z"}};
-  cells = EventsV1Cells(ev, At(kNow));
+  cells = testing::RowOf("events.k8s.io", "events", ev, At(kNow));
   EXPECT_EQ(cells[0], "5s");
   EXPECT_EQ(cells[8], 7);
   ev["regarding"] = {{"kind", "Node"}};
-  EXPECT_EQ(EventsV1Cells(ev, At(kNow))[3], "node");
+  EXPECT_EQ(testing::RowOf("events.k8s.io", "events", ev, At(kNow))[3], "node");
 }
 
 TEST(EventConversionTest, CoreToEventsV1AndBack) {

@@ -31,21 +31,6 @@ class LeaseStrategyImpl : public Strategy {
 
 }  // namespace
 
-std::vector<PrinterColumn> LeaseColumns() {
-  return {
-      {"Name", "string", "name", "Name of the lease.", 0},
-      {"Holder", "string", "", "Identity of the current holder of the lease.",
-       0},
-      {"Age", "string", "", "Time since the lease was created.", 0},
-  };
-}
-
-std::vector<json> LeaseCells(const json& lease, TimePoint now) {
-  return {Str(lease, {"metadata", "name"}),
-          Str(lease, {"spec", "holderIdentity"}),
-          Since(Str(lease, {"metadata", "creationTimestamp"}), now)};
-}
-
 const Strategy* LeaseStrategy() {
   static const LeaseStrategyImpl kStrategy;
   return &kStrategy;

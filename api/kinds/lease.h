@@ -12,9 +12,6 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> LeaseColumns();
-// Name, Holder, Age.
-std::vector<json> LeaseCells(const json& lease, TimePoint now);
 const Strategy* LeaseStrategy();
 
 }  // namespace kmock::api::kinds

@@ -127,20 +127,6 @@ class NamespaceFinalizeStrategyImpl : public Strategy {
 
 }  // namespace
 
-std::vector<PrinterColumn> NamespaceColumns() {
-  return {
-      {"Name", "string", "name", "Name of the namespace.", 0},
-      {"Status", "string", "", "The namespace's phase: Active or Terminating.",
-       0},
-      {"Age", "string", "", "Time since the namespace was created.", 0},
-  };
-}
-
-std::vector<json> NamespaceCells(const json& ns, TimePoint now) {
-  return {Str(ns, {"metadata", "name"}), Str(ns, {"status", "phase"}),
-          Since(Str(ns, {"metadata", "creationTimestamp"}), now)};
-}
-
 std::vector<SelectableField> NamespaceSelectableFields() {
   return {{"status.phase",
            [](const json& n) {

@@ -14,8 +14,6 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> NamespaceColumns();
-std::vector<json> NamespaceCells(const json& ns, TimePoint now);
 std::vector<SelectableField> NamespaceSelectableFields();
 
 const Strategy* NamespaceStrategy();

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "api/kinds/lease.h"
 #include "api/kinds/namespace.h"
 
@@ -20,7 +21,7 @@ TEST(NamespaceTest, CreateDefaults) {
   EXPECT_EQ(ns["status"]["phase"], "Active");
   EXPECT_EQ(ns["metadata"]["labels"]["kubernetes.io/metadata.name"], "team-a");
   ns["metadata"]["creationTimestamp"] = "2024-05-01T00:00:00Z";
-  EXPECT_EQ(NamespaceCells(ns, At("2024-05-01T00:00:42Z")),
+  EXPECT_EQ(testing::RowOf("", "namespaces", ns, At("2024-05-01T00:00:42Z")),
             (std::vector<json>{"team-a", "Active", "42s"}));
   EXPECT_EQ(NamespaceSelectableFields()[0].value(ns), "Active");
 }
@@ -59,7 +60,8 @@ TEST(LeaseTest, CellsAndValidation) {
         {"creationTimestamp", "2024-05-01T00:00:00Z"}}},
       {"spec",
        {{"holderIdentity", "node-1_abc"}, {"leaseDurationSeconds", 0}}}};
-  EXPECT_EQ(LeaseCells(lease, At("2024-05-01T00:05:00Z")),
+  EXPECT_EQ(testing::RowOf("coordination.k8s.io", "leases", lease,
+                           At("2024-05-01T00:05:00Z")),
             (std::vector<json>{"kube-scheduler", "node-1_abc", "5m"}));
   FieldErrors errs;
   LeaseStrategy()->Validate(lease, &errs);
@@ -67,7 +69,9 @@ TEST(LeaseTest, CellsAndValidation) {
   EXPECT_EQ(errs.causes()[0].message,
             "Invalid value: 0: must be greater than 0");
   lease["spec"].erase("holderIdentity");
-  EXPECT_EQ(LeaseCells(lease, At("2024-05-01T00:05:00Z"))[1], "");
+  EXPECT_EQ(testing::RowOf("coordination.k8s.io", "leases", lease,
+                           At("2024-05-01T00:05:00Z"))[1],
+            "");
 }
 
 }  // namespace

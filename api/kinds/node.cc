@@ -18,8 +18,6 @@ std::string AddressOf(const json& node, const std::string& type) {
   return "<none>";
 }
 
-std::string OrUnknown(std::string s) { return s.empty() ? "<unknown>" : s; }
-
 class NodeStrategyImpl : public Strategy {
  public:
   void PrepareForUpdate(json& obj, const json& old) const override {
@@ -88,25 +86,6 @@ class NodeStrategyImpl : public Strategy {
 
 }  // namespace
 
-std::vector<PrinterColumn> NodeColumns() {
-  return {
-      {"Name", "string", "name", "Name of the node.", 0},
-      {"Status", "string", "",
-       "Whether the node is Ready, and whether scheduling on it is disabled.",
-       0},
-      {"Roles", "string", "", "Roles from the node-role.kubernetes.io labels.",
-       0},
-      {"Age", "string", "", "Time since the node registered.", 0},
-      {"Version", "string", "", "Version of the kubelet on the node.", 0},
-      {"Internal-IP", "string", "", "The node's first internal IP address.", 1},
-      {"External-IP", "string", "", "The node's first external IP address.", 1},
-      {"OS-Image", "string", "", "Operating system image the node reports.", 1},
-      {"Kernel-Version", "string", "", "Kernel version the node reports.", 1},
-      {"Container-Runtime", "string", "", "Container runtime name and version.",
-       1},
-  };
-}
-
 std::vector<std::string> NodeRoles(const json& node) {
   std::set<std::string> roles;
   const json* labels = Find(node, {"metadata", "labels"});
@@ -125,7 +104,7 @@ std::vector<std::string> NodeRoles(const json& node) {
   return {roles.begin(), roles.end()};
 }
 
-std::vector<json> NodeCells(const json& node, TimePoint now) {
+json NodeStatusCell(const json& node, TimePoint /*now*/) {
   std::string status;
   for (const json& c : Array(node, {"status", "conditions"})) {
     if (Str(c, {"type"}) == "Ready") {
@@ -134,23 +113,24 @@ std::vector<json> NodeCells(const json& node, TimePoint now) {
   }
   if (status.empty()) status = "Unknown";
   if (Bool(node, {"spec", "unschedulable"})) status += ",SchedulingDisabled";
+  return status;
+}
+
+json NodeRolesCell(const json& node, TimePoint /*now*/) {
   std::string roles;
   for (const std::string& r : NodeRoles(node)) {
     if (!roles.empty()) roles += ",";
     roles += r;
   }
-  if (roles.empty()) roles = "<none>";
-  return {
-      Str(node, {"metadata", "name"}),
-      status,
-      roles,
-      Since(Str(node, {"metadata", "creationTimestamp"}), now),
-      Str(node, {"status", "nodeInfo", "kubeletVersion"}),
-      AddressOf(node, "InternalIP"),
-      AddressOf(node, "ExternalIP"),
-      OrUnknown(Str(node, {"status", "nodeInfo", "osImage"})),
-      OrUnknown(Str(node, {"status", "nodeInfo", "kernelVersion"})),
-      OrUnknown(Str(node, {"status", "nodeInfo", "containerRuntimeVersion"}))};
+  return roles.empty() ? "<none>" : roles;
+}
+
+json NodeInternalIpCell(const json& node, TimePoint /*now*/) {
+  return AddressOf(node, "InternalIP");
+}
+
+json NodeExternalIpCell(const json& node, TimePoint /*now*/) {
+  return AddressOf(node, "ExternalIP");
 }
 
 std::vector<SelectableField> NodeSelectableFields() {

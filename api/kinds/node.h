@@ -13,10 +13,11 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> NodeColumns();
-// Name, Status, Roles, Age, Version, Internal-IP, External-IP, OS-Image,
-// Kernel-Version, Container-Runtime.
-std::vector<json> NodeCells(const json& node, TimePoint now);
+// The computed cells, one per column (named cells "node...").
+json NodeStatusCell(const json& node, TimePoint now);
+json NodeRolesCell(const json& node, TimePoint now);
+json NodeInternalIpCell(const json& node, TimePoint now);
+json NodeExternalIpCell(const json& node, TimePoint now);
 // Sorted roles from node-role.kubernetes.io/<role> and kubernetes.io/role.
 std::vector<std::string> NodeRoles(const json& node);
 std::vector<SelectableField> NodeSelectableFields();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
+
 namespace kmock::api::kinds {
 namespace {
 
@@ -27,24 +29,24 @@ json Node() {
 }
 
 TEST(NodeTableTest, ReadyWithRoles) {
-  auto cells = NodeCells(Node(), At("2024-05-03T00:00:00Z"));
+  auto cells = testing::RowOf("", "nodes", Node(), At("2024-05-03T00:00:00Z"));
   EXPECT_EQ(cells, (std::vector<json>{"n1", "Ready", "control-plane,worker",
                                       "2d", "v1.33.1", "172.18.0.2", "<none>",
                                       "Debian", "6.1.0", "containerd://1.7"}));
-  EXPECT_EQ(NodeColumns().size(), cells.size());
+  EXPECT_EQ(testing::ColumnsOf("", "nodes").size(), cells.size());
 }
 
 TEST(NodeTableTest, StatusVariants) {
   json n = Node();
   n["status"]["conditions"][0]["status"] = "False";
   n["spec"]["unschedulable"] = true;
-  EXPECT_EQ(NodeCells(n, At("2024-05-03T00:00:00Z"))[1],
+  EXPECT_EQ(testing::RowOf("", "nodes", n, At("2024-05-03T00:00:00Z"))[1],
             "NotReady,SchedulingDisabled");
   n["status"].erase("conditions");
   n["spec"].erase("unschedulable");
   n["metadata"].erase("labels");
   n["status"].erase("nodeInfo");
-  auto cells = NodeCells(n, At("2024-05-03T00:00:00Z"));
+  auto cells = testing::RowOf("", "nodes", n, At("2024-05-03T00:00:00Z"));
   EXPECT_EQ(cells[1], "Unknown");
   EXPECT_EQ(cells[2], "<none>");
   EXPECT_EQ(cells[7], "<unknown>");

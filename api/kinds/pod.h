@@ -18,10 +18,12 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> PodColumns();
-// Name, Ready, Status, Restarts, Age, IP, Node, Nominated Node,
-// Readiness Gates.
-std::vector<json> PodCells(const json& pod, TimePoint now);
+// The computed cells, one per column (named cells "pod...").
+json PodReadyCell(const json& pod, TimePoint now);
+json PodStatusCell(const json& pod, TimePoint now);
+json PodRestartsCell(const json& pod, TimePoint now);
+json PodIpCell(const json& pod, TimePoint now);
+json PodReadinessGatesCell(const json& pod, TimePoint now);
 // The STATUS column alone ("Running", "Init:0/1", "CrashLoopBackOff", ...).
 std::string PodStatusReason(const json& pod);
 std::vector<SelectableField> PodSelectableFields();

@@ -160,62 +160,47 @@ SelectableField Field(const std::string& name,
 
 }  // namespace
 
-std::vector<PrinterColumn> PodColumns() {
-  return {
-      {"Name", "string", "name",
-       "Name of the pod, unique within its namespace.", 0},
-      {"Ready", "string", "", "Ready containers out of all containers.", 0},
-      {"Status", "string", "",
-       "The pod's phase, or the reason a container gives for its state.", 0},
-      {"Restarts", "string", "",
-       "Container restarts, with the time since the last one.", 0},
-      {"Age", "string", "", "Time since the pod was created.", 0},
-      {"IP", "string", "", "The pod's primary IP address.", 1},
-      {"Node", "string", "", "The node the pod is bound to.", 1},
-      {"Nominated Node", "string", "",
-       "The node the scheduler expects to place the pod on after preemption.",
-       1},
-      {"Readiness Gates", "string", "",
-       "Readiness gates that are true out of all readiness gates.", 1},
-  };
-}
-
 std::string PodStatusReason(const json& pod) { return Summarize(pod).reason; }
 
-std::vector<json> PodCells(const json& pod, TimePoint now) {
+json PodReadyCell(const json& pod, TimePoint /*now*/) {
+  PodSummary s = Summarize(pod);
+  return std::to_string(s.ready) + "/" + std::to_string(s.total);
+}
+
+json PodStatusCell(const json& pod, TimePoint /*now*/) {
+  return Summarize(pod).reason;
+}
+
+json PodRestartsCell(const json& pod, TimePoint now) {
   PodSummary s = Summarize(pod);
   std::string restarts = std::to_string(s.restarts);
   if (s.restarts != 0 && !s.last_restart.empty()) {
     restarts += " (" + Since(s.last_restart, now) + " ago)";
   }
+  return restarts;
+}
+
+json PodIpCell(const json& pod, TimePoint /*now*/) {
   std::string ip;
   const json& ips = Array(pod, {"status", "podIPs"});
   if (!ips.empty()) ip = Str(ips[0], {"ip"});
-  std::string gates = "<none>";
+  return OrNone(ip);
+}
+
+json PodReadinessGatesCell(const json& pod, TimePoint /*now*/) {
   const json& gate_specs = Array(pod, {"spec", "readinessGates"});
-  if (!gate_specs.empty()) {
-    int true_count = 0;
-    for (const json& g : gate_specs) {
-      std::string type = Str(g, {"conditionType"});
-      for (const json& c : Array(pod, {"status", "conditions"})) {
-        if (Str(c, {"type"}) == type) {
-          if (Str(c, {"status"}) == "True") ++true_count;
-          break;
-        }
+  if (gate_specs.empty()) return "<none>";
+  int true_count = 0;
+  for (const json& g : gate_specs) {
+    std::string type = Str(g, {"conditionType"});
+    for (const json& c : Array(pod, {"status", "conditions"})) {
+      if (Str(c, {"type"}) == type) {
+        if (Str(c, {"status"}) == "True") ++true_count;
+        break;
       }
     }
-    gates =
-        std::to_string(true_count) + "/" + std::to_string(gate_specs.size());
   }
-  return {Str(pod, {"metadata", "name"}),
-          std::to_string(s.ready) + "/" + std::to_string(s.total),
-          s.reason,
-          restarts,
-          Since(Str(pod, {"metadata", "creationTimestamp"}), now),
-          OrNone(ip),
-          OrNone(Str(pod, {"spec", "nodeName"})),
-          OrNone(Str(pod, {"status", "nominatedNodeName"})),
-          gates};
+  return std::to_string(true_count) + "/" + std::to_string(gate_specs.size());
 }
 
 std::vector<SelectableField> PodSelectableFields() {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "api/kinds/util.h"
 
 namespace kmock::api::kinds {
@@ -33,10 +34,10 @@ std::vector<std::string> Messages(const FieldErrors& errs) {
 TEST(PodTableTest, PendingUnscheduled) {
   json pod = BasePod();
   pod["status"] = {{"phase", "Pending"}};
-  auto cells = PodCells(pod, At(kNow));
+  auto cells = testing::RowOf("", "pods", pod, At(kNow));
   EXPECT_EQ(cells, (std::vector<json>{"hello", "0/1", "Pending", "0", "10m",
                                       "<none>", "<none>", "<none>", "<none>"}));
-  EXPECT_EQ(PodColumns().size(), cells.size());
+  EXPECT_EQ(testing::ColumnsOf("", "pods").size(), cells.size());
 }
 
 TEST(PodTableTest, ContainerCreating) {
@@ -46,7 +47,7 @@ TEST(PodTableTest, ContainerCreating) {
       {"name": "c", "ready": false, "restartCount": 0,
        "state": {"waiting": {"reason": "ContainerCreating"}}}]})");
   EXPECT_EQ(PodStatusReason(pod), "ContainerCreating");
-  EXPECT_EQ(PodCells(pod, At(kNow))[6], "node-1");
+  EXPECT_EQ(testing::RowOf("", "pods", pod, At(kNow))[6], "node-1");
 }
 
 TEST(PodTableTest, RunningWithRestartsAndIp) {
@@ -59,7 +60,7 @@ TEST(PodTableTest, RunningWithRestartsAndIp) {
        "state": {"running": {"startedAt": "2024-05-01T11:56:00Z"}},
        "lastState": {"terminated": {"exitCode": 1,
                      "finishedAt": "2024-05-01T11:55:00Z"}}}]})");
-  auto cells = PodCells(pod, At(kNow));
+  auto cells = testing::RowOf("", "pods", pod, At(kNow));
   EXPECT_EQ(cells[1], "1/1");
   EXPECT_EQ(cells[2], "Running");
   EXPECT_EQ(cells[3], "3 (5m ago)");
@@ -109,7 +110,7 @@ TEST(PodTableTest, SidecarCountsTowardsReady) {
          "restartCount": 1, "state": {"running": {}}}],
       "containerStatuses": [{"name": "c", "ready": true, "restartCount": 0,
          "state": {"running": {}}}]})");
-  auto cells = PodCells(pod, At(kNow));
+  auto cells = testing::RowOf("", "pods", pod, At(kNow));
   EXPECT_EQ(cells[1], "2/2");
   EXPECT_EQ(cells[2], "Running");
   EXPECT_EQ(cells[3], "1");
@@ -133,7 +134,7 @@ TEST(PodTableTest, ReadinessGatesAndNoTimestamp) {
                                    {{"conditionType", "b"}}};
   pod["status"] = {{"phase", "Running"},
                    {"conditions", {{{"type", "a"}, {"status", "True"}}}}};
-  auto cells = PodCells(pod, At(kNow));
+  auto cells = testing::RowOf("", "pods", pod, At(kNow));
   EXPECT_EQ(cells[4], "<unknown>");
   EXPECT_EQ(cells[8], "1/2");
 }

@@ -60,38 +60,6 @@ class ReplicaSetStatusStrategyImpl : public StatusStrategy {
 
 }  // namespace
 
-std::vector<PrinterColumn> ReplicaSetColumns() {
-  return {
-      {"Name", "string", "name",
-       "Name of the replica set, unique in its namespace.", 0},
-      {"Desired", "integer", "", "The number of pods wanted.", 0},
-      {"Current", "integer", "",
-       "The number of pods that exist and are not terminating.", 0},
-      {"Ready", "integer", "", "The number of those pods that are ready.", 0},
-      {"Age", "string", "", "Time since the replica set was created.", 0},
-      {"Containers", "string", "", "Names of the containers in the template.",
-       1},
-      {"Images", "string", "", "Images of the containers in the template.", 1},
-      {"Selector", "string", "", "The label query over the replica set's pods.",
-       1},
-  };
-}
-
-std::vector<json> ReplicaSetCells(const json& rs, TimePoint now) {
-  const json* tmpl = Find(rs, {"spec", "template"});
-  json none = json::object();
-  const json& t = tmpl ? *tmpl : none;
-  const json* selector = Find(rs, {"spec", "selector"});
-  return {Str(rs, {"metadata", "name"}),
-          Int(rs, {"spec", "replicas"}, 1),
-          Int(rs, {"status", "replicas"}),
-          Int(rs, {"status", "readyReplicas"}),
-          Since(Str(rs, {"metadata", "creationTimestamp"}), now),
-          TemplateContainerNames(t),
-          TemplateContainerImages(t),
-          LabelSelectorString(selector ? *selector : json())};
-}
-
 std::vector<SelectableField> ReplicaSetSelectableFields() {
   return {
       SelectableField{"status.replicas",

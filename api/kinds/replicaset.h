@@ -17,9 +17,6 @@
 
 namespace kmock::api::kinds {
 
-std::vector<PrinterColumn> ReplicaSetColumns();
-// Name, Desired, Current, Ready, Age, Containers, Images, Selector.
-std::vector<json> ReplicaSetCells(const json& rs, TimePoint now);
 // status.replicas.
 std::vector<SelectableField> ReplicaSetSelectableFields();
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/builtin_catalog.h"
 #include "api/resource.h"
 #include "common/clock.h"
 
@@ -141,10 +142,10 @@ TEST(ReplicaSetTableTest, CellsAndFieldSelector) {
   TimePoint now;
   ASSERT_TRUE(ParseRfc3339("2024-01-01T00:00:30Z", &now));
   EXPECT_EQ(
-      ReplicaSetCells(rs, now),
+      testing::RowOf("apps", "replicasets", rs, now),
       (std::vector<json>{"web-7c5ddbdf54", 3, 2, 1, "30s", "nginx", "nginx",
                          "app=web,pod-template-hash=7c5ddbdf54"}));
-  std::vector<PrinterColumn> cols = ReplicaSetColumns();
+  std::vector<PrinterColumn> cols = testing::ColumnsOf("apps", "replicasets");
   ASSERT_EQ(cols.size(), 8u);
   EXPECT_EQ(cols[1].name, "Desired");
   EXPECT_EQ(cols[1].type, "integer");
@@ -159,7 +160,8 @@ TEST(ReplicaSetTableTest, CellsAndFieldSelector) {
 }
 
 TEST(ReplicaSetCatalogTest, Entry) {
-  const ResourceInfo* r = Catalog::Get().FindByKind("apps", "v1", "ReplicaSet");
+  const ResourceInfo* r =
+      testing::BuiltinCatalog().FindByKind("apps", "v1", "ReplicaSet");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->plural, "replicasets");
   EXPECT_EQ(r->short_names, std::vector<std::string>{"rs"});

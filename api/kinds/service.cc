@@ -457,38 +457,25 @@ Status Invalid422(const json& svc, const FieldErrors& errs) {
 
 }  // namespace
 
-std::vector<PrinterColumn> ServiceColumns() {
-  return {
-      {"Name", "string", "name", "Name of the service.", 0},
-      {"Type", "string", "", "How the service is exposed.", 0},
-      {"Cluster-IP", "string", "",
-       "The service's virtual address in the cluster.", 0},
-      {"External-IP", "string", "",
-       "Addresses the service is reachable on from outside.", 0},
-      {"Port(s)", "string", "",
-       "The service's ports, with node ports where there are any.", 0},
-      {"Age", "string", "", "Time since the service was created.", 0},
-      {"Selector", "string", "",
-       "Labels of the pods the service sends traffic to.", 1},
-  };
+json ServiceClusterIpCell(const json& svc, TimePoint /*now*/) {
+  const json& ips = Array(svc, {"spec", "clusterIPs"});
+  if (!ips.empty() && ips[0].is_string()) return ips[0].get<std::string>();
+  if (!Str(svc, {"spec", "clusterIP"}).empty())
+    return Str(svc, {"spec", "clusterIP"});
+  return "<none>";
 }
 
-std::vector<json> ServiceCells(const json& svc, TimePoint now) {
-  std::string cluster_ip = "<none>";
-  const json& ips = Array(svc, {"spec", "clusterIPs"});
-  if (!ips.empty() && ips[0].is_string()) {
-    cluster_ip = ips[0].get<std::string>();
-  } else if (!Str(svc, {"spec", "clusterIP"}).empty()) {
-    cluster_ip = Str(svc, {"spec", "clusterIP"});
-  }
+json ServiceExternalIpCell(const json& svc, TimePoint /*now*/) {
+  return ExternalIpCell(svc);
+}
+
+json ServicePortsCell(const json& svc, TimePoint /*now*/) {
+  return PortsCell(svc);
+}
+
+json ServiceSelectorCell(const json& svc, TimePoint /*now*/) {
   const json* selector = Find(svc, {"spec", "selector"});
-  return {Str(svc, {"metadata", "name"}),
-          Type(svc),
-          cluster_ip,
-          ExternalIpCell(svc),
-          PortsCell(svc),
-          Since(Str(svc, {"metadata", "creationTimestamp"}), now),
-          FormatSelector(selector ? *selector : json())};
+  return FormatSelector(selector ? *selector : json());
 }
 
 std::vector<SelectableField> ServiceSelectableFields() {

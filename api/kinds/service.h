@@ -31,9 +31,11 @@ inline constexpr char kKubernetesServiceIp[] = "10.96.0.1";
 inline constexpr int kNodePortMin = 30000;
 inline constexpr int kNodePortMax = 32767;
 
-std::vector<PrinterColumn> ServiceColumns();
-// Name, Type, Cluster-IP, External-IP, Port(s), Age, Selector.
-std::vector<json> ServiceCells(const json& svc, TimePoint now);
+// The computed cells, one per column (named cells "service...").
+json ServiceClusterIpCell(const json& svc, TimePoint now);
+json ServiceExternalIpCell(const json& svc, TimePoint now);
+json ServicePortsCell(const json& svc, TimePoint now);
+json ServiceSelectorCell(const json& svc, TimePoint now);
 // spec.clusterIP and spec.type.
 std::vector<SelectableField> ServiceSelectableFields();
 

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "api/builtin_catalog.h"
 #include "api/resource.h"
 #include "common/clock.h"
 
@@ -71,7 +72,7 @@ TEST(ServiceDefaultsTest, LoadBalancerAndAffinityAndClusterIpMirror) {
 }
 
 TEST(ServiceTableTest, Columns) {
-  std::vector<PrinterColumn> cols = ServiceColumns();
+  std::vector<PrinterColumn> cols = testing::ColumnsOf("", "services");
   ASSERT_EQ(cols.size(), 7u);
   std::vector<std::string> names;
   for (const auto& c : cols) names.push_back(c.name);
@@ -92,7 +93,7 @@ TEST(ServiceTableTest, CellsPerType) {
                           {{{"port", 80}, {"protocol", "TCP"}},
                            {{"port", 53}, {"protocol", "UDP"}}}}});
   cip["metadata"]["creationTimestamp"] = "2026-01-01T00:05:00Z";
-  EXPECT_EQ(ServiceCells(cip, now),
+  EXPECT_EQ(testing::RowOf("", "services", cip, now),
             (std::vector<json>{"web", "ClusterIP", "10.96.3.4", "<none>",
                                "80/TCP,53/UDP", "5m", "app=web,tier=front"}));
 
@@ -102,7 +103,7 @@ TEST(ServiceTableTest, CellsPerType) {
        {"clusterIPs", {"10.96.0.7"}},
        {"externalIPs", {"1.2.3.4"}},
        {"ports", {{{"port", 80}, {"nodePort", 30080}, {"protocol", "TCP"}}}}});
-  std::vector<json> cells = ServiceCells(np, now);
+  std::vector<json> cells = testing::RowOf("", "services", np, now);
   EXPECT_EQ(cells[3], "1.2.3.4");
   EXPECT_EQ(cells[4], "80:30080/TCP");
   EXPECT_EQ(cells[5], "<unknown>");
@@ -113,23 +114,25 @@ TEST(ServiceTableTest, CellsPerType) {
       {{"type", "LoadBalancer"},
        {"clusterIPs", {"10.96.0.8"}},
        {"ports", {{{"port", 443}, {"nodePort", 31443}, {"protocol", "TCP"}}}}});
-  EXPECT_EQ(ServiceCells(lb, now)[3], "<pending>");
+  EXPECT_EQ(testing::RowOf("", "services", lb, now)[3], "<pending>");
   lb["status"]["loadBalancer"]["ingress"] = {{{"ip", "203.0.113.9"}},
                                              {{"hostname", "lb.example.com"}}};
-  EXPECT_EQ(ServiceCells(lb, now)[3], "203.0.113.9,lb.example.com");
+  EXPECT_EQ(testing::RowOf("", "services", lb, now)[3],
+            "203.0.113.9,lb.example.com");
   lb["spec"]["externalIPs"] = {"1.2.3.4"};
-  EXPECT_EQ(ServiceCells(lb, now)[3], "1.2.3.4,203.0.113.9,lb.example.com");
+  EXPECT_EQ(testing::RowOf("", "services", lb, now)[3],
+            "1.2.3.4,203.0.113.9,lb.example.com");
 
   json headless = Svc(
       "db",
       {{"type", "ClusterIP"}, {"clusterIP", "None"}, {"clusterIPs", {"None"}}});
-  cells = ServiceCells(headless, now);
+  cells = testing::RowOf("", "services", headless, now);
   EXPECT_EQ(cells[2], "None");
   EXPECT_EQ(cells[4], "<none>");
 
   json ext =
       Svc("ext", {{"type", "ExternalName"}, {"externalName", "example.com"}});
-  cells = ServiceCells(ext, now);
+  cells = testing::RowOf("", "services", ext, now);
   EXPECT_EQ(cells[2], "<none>");
   EXPECT_EQ(cells[3], "example.com");
 }
@@ -238,7 +241,7 @@ TEST(ServiceStrategyTest, UpdateKeepsAllocatedValuesAndStatus) {
 }
 
 TEST(ServiceCatalogTest, Registered) {
-  const ResourceInfo* r = Catalog::Get().Find("", "v1", "services");
+  const ResourceInfo* r = testing::BuiltinCatalog().Find("", "v1", "services");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->short_names, std::vector<std::string>{"svc"});
   EXPECT_EQ(r->categories, std::vector<std::string>{"all"});

@@ -1,20 +1,28 @@
 // schema_embed: reads the type definitions in api/types/*.yaml (format in
-// api/types/README.md), checks them, and writes a C++ source file that holds
-// them as one compact JSON document (kmock::api::kEmbeddedSchemaJson), the
-// form api/schema.cc loads at start-up.
+// api/types/README.md) and the served resources in api/resources/*.yaml
+// (format in api/resources/README.md), checks them, and writes a C++ source
+// file that holds them as two compact JSON documents
+// (kmock::api::kEmbeddedSchemaJson and kEmbeddedResourcesJson), the forms
+// api/schema.cc and api/catalog_loader.cc load at start-up. A file with a
+// top-level `resources` list is a resource file; any other is a type file.
 //
 // Checks: every type name is unique, every reference resolves, no type has
 // two fields with one JSON name or one protobuf number, merge keys and list
 // map keys name fields of the element type, and enums sit on scalars. Any
 // failure prints "<file>: <type>.<field>: <problem>" and exits non-zero,
-// which fails the build.
+// which fails the build. Resource entries may use only the documented keys;
+// each names a declared top-level type, known verbs and a well-formed key
+// prefix, and each Table column a JSONPath or a cell.
 //
 // Usage: kmock_schema_embed OUTPUT.cc INPUT.yaml...
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -76,6 +84,8 @@ bool ScalarType(const std::string& t, std::string* kind, std::string* format) {
   *format = it->second.second;
   return true;
 }
+
+json ToJson(const YAML::Node& n);
 
 class Embedder {
  public:
@@ -288,6 +298,14 @@ class Embedder {
     }
     if (!ok) return;
     if (!Str(f, "format").empty()) out["format"] = Str(f, "format");
+    if (f["default"]) {
+      json value;
+      if (!DefaultValue(f["default"], out.value("kind", ""), &value)) {
+        Fail(where, "default does not fit the field's type");
+      } else {
+        out["default"] = value;
+      }
+    }
     if (f["required"] && f["required"].as<bool>()) {
       out["required"] = true;
       required->push_back(fname);
@@ -335,6 +353,39 @@ class Embedder {
     fields->push_back(out);
   }
 
+  // A field's `default:` as JSON of the field's kind. Structs, lists and
+  // maps take any YAML shape (checked when the server loads the schema).
+  static bool DefaultValue(const YAML::Node& n, const std::string& kind,
+                           json* out) {
+    if (kind == "object" || kind == "array" || kind == "map" ||
+        kind == "any") {
+      *out = ToJson(n);
+      return true;
+    }
+    if (!n.IsScalar()) return false;
+    const std::string text = n.as<std::string>();
+    try {
+      if (kind == "string") {
+        *out = text;
+      } else if (kind == "integer") {
+        size_t used = 0;
+        long long v = std::stoll(text, &used);
+        if (used != text.size()) return false;
+        *out = v;
+      } else if (kind == "number") {
+        *out = std::stod(text);
+      } else if (kind == "boolean") {
+        if (text != "true" && text != "false") return false;
+        *out = text == "true";
+      } else {
+        return false;
+      }
+    } catch (const std::exception&) {
+      return false;
+    }
+    return true;
+  }
+
   // JSON names of a type's fields, following inline fields.
   void CollectNames(const SourceType& src, std::set<std::string>* out) {
     if (!src.node["fields"]) return;
@@ -353,19 +404,257 @@ class Embedder {
   std::map<std::string, json> resolved_;
 };
 
-bool WriteSource(const std::string& path, const std::string& text) {
+// YAML as JSON: scalars that read as integers, numbers or booleans become
+// those, everything else strings (quoted scalars stay strings).
+json ToJson(const YAML::Node& n) {
+  if (n.IsMap()) {
+    json o = json::object();
+    for (const auto& kv : n) o[kv.first.as<std::string>()] = ToJson(kv.second);
+    return o;
+  }
+  if (n.IsSequence()) {
+    json a = json::array();
+    for (const auto& e : n) a.push_back(ToJson(e));
+    return a;
+  }
+  if (!n.IsScalar()) return nullptr;
+  const std::string text = n.as<std::string>();
+  if (n.Tag() == "!") return text;  // quoted
+  if (text == "true" || text == "false") return text == "true";
+  if (text == "null" || text == "~") return nullptr;
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0') return i;
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == '\0') return d;
+  return text;
+}
+
+// Checks the resource files and turns them into one JSON list.
+class ResourceEmbedder {
+ public:
+  explicit ResourceEmbedder(const json* schema) {
+    for (const json& t : (*schema)["types"]) {
+      if (t.contains("gvk")) top_level_[t["name"]] = t["gvk"];
+    }
+  }
+
+  void Load(const std::string& path, const YAML::Node& root) {
+    std::string file = path.substr(path.find_last_of('/') + 1);
+    CheckKeys(root, file, {"group", "version", "package", "resources"});
+    std::string group = Str(root, "group");
+    std::string version = Str(root, "version");
+    std::string pkg = Str(root, "package");
+    if (version.empty() || pkg.empty()) {
+      Fail(file, "version and package are required");
+      return;
+    }
+    for (const auto& r : root["resources"]) Entry(file, group, version, pkg, r);
+  }
+
+  json Build() const { return resources_; }
+
+ private:
+  static void CheckKeys(const YAML::Node& n, const std::string& where,
+                        std::initializer_list<const char*> allowed) {
+    if (!n.IsMap()) {
+      Fail(where, "not a mapping");
+      return;
+    }
+    for (const auto& kv : n) {
+      std::string key = kv.first.as<std::string>();
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || key == a;
+      if (!ok) Fail(where, "unknown key '" + key + "'");
+    }
+  }
+
+  void Entry(const std::string& file, const std::string& group,
+             const std::string& version, const std::string& pkg,
+             const YAML::Node& r) {
+    std::string kind = Str(r, "kind");
+    std::string where = file + ": " + (kind.empty() ? "<no kind>" : kind);
+    CheckKeys(r, where,
+              {"kind", "plural", "singular", "listKind", "shortNames",
+               "categories", "namespaced", "verbs", "subresources", "scale",
+               "keyPrefix", "nameRule", "columns", "selectableFields",
+               "strategy", "virtual", "type", "generation"});
+    std::string plural = Str(r, "plural");
+    if (kind.empty() || plural.empty()) {
+      Fail(where, "kind and plural are required");
+      return;
+    }
+    json out;
+    out["group"] = group;
+    out["version"] = version;
+    out["kind"] = kind;
+    out["plural"] = plural;
+    std::string singular = Str(r, "singular");
+    if (singular.empty()) {
+      singular = kind;
+      std::transform(singular.begin(), singular.end(), singular.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+    }
+    out["singular"] = singular;
+    std::string list_kind = Str(r, "listKind");
+    out["list_kind"] = list_kind.empty() ? kind + "List" : list_kind;
+    out["short_names"] = StrList(r, "shortNames");
+    out["categories"] = StrList(r, "categories");
+    out["namespaced"] = !r["namespaced"] || r["namespaced"].as<bool>();
+    out["virtual"] = r["virtual"] && r["virtual"].as<bool>();
+    out["generation"] = r["generation"] && r["generation"].as<bool>();
+    std::vector<std::string> verbs = StrList(r, "verbs");
+    if (!r["verbs"]) verbs = AllVerbs();
+    for (const std::string& v : verbs) {
+      if (std::find(kKnownVerbs.begin(), kKnownVerbs.end(), v) ==
+          kKnownVerbs.end()) {
+        Fail(where, "unknown verb '" + v + "'");
+      }
+    }
+    std::sort(verbs.begin(), verbs.end());
+    out["verbs"] = verbs;
+    std::string type = Str(r, "type");
+    if (type.empty()) type = pkg + "." + kind;
+    auto gvk = top_level_.find(type);
+    if (gvk == top_level_.end()) {
+      Fail(where, "type " + type + " is not a declared top-level kind (gvk)");
+    } else if ((*gvk).second != json{group, version, kind}) {
+      Fail(where, "type " + type + " declares another group/version/kind");
+    }
+    out["schema_type"] = type;
+    std::string prefix = Str(r, "keyPrefix");
+    if (!out["virtual"].get<bool>()) {
+      if (prefix.rfind("/registry/", 0) != 0 || prefix.back() != '/') {
+        Fail(where, "keyPrefix must start with /registry/ and end with /");
+      }
+    }
+    out["key_prefix"] = prefix;
+    std::string rule = Str(r, "nameRule");
+    if (rule.empty()) rule = "subdomain";
+    if (rule != "subdomain" && rule != "label" && rule != "dns1035" &&
+        rule != "path") {
+      Fail(where, "nameRule must be subdomain, label, dns1035 or path");
+    }
+    out["name_rule"] = rule;
+    out["strategy"] = Str(r, "strategy");
+    json subs = json::array();
+    bool has_scale = false;
+    if (r["subresources"]) {
+      for (const auto& s : r["subresources"]) {
+        std::string sw = where + " subresource";
+        CheckKeys(s, sw, {"name", "group", "version", "kind", "verbs"});
+        json sub;
+        std::string name = Str(s, "name");
+        sub["name"] = name;
+        if (name.empty()) Fail(sw, "no name");
+        std::vector<std::string> sverbs = StrList(s, "verbs");
+        std::string sgroup = Str(s, "group"), skind = Str(s, "kind");
+        std::string sversion = Str(s, "version");
+        if (name == "status" && skind.empty()) {
+          sgroup = group;
+          skind = kind;
+        } else if (name == "scale" && skind.empty()) {
+          sgroup = "autoscaling";
+          skind = "Scale";
+          has_scale = true;
+        } else if (skind.empty()) {
+          Fail(sw + " " + name, "needs a kind");
+        }
+        if (name == "scale") has_scale = true;
+        if (!s["verbs"]) sverbs = {"get", "patch", "update"};
+        std::sort(sverbs.begin(), sverbs.end());
+        sub["group"] = sgroup;
+        sub["version"] = sversion.empty() ? "v1" : sversion;
+        sub["kind"] = skind;
+        sub["verbs"] = sverbs;
+        subs.push_back(sub);
+      }
+    }
+    std::sort(subs.begin(), subs.end(), [](const json& a, const json& b) {
+      return a["name"] < b["name"];
+    });
+    out["subresources"] = subs;
+    if (has_scale) {
+      json scale = {{"spec_replicas_path", "spec.replicas"},
+                    {"status_replicas_path", "status.replicas"},
+                    {"selector_path", "spec.selector"}};
+      if (r["scale"]) {
+        CheckKeys(r["scale"], where + " scale",
+                  {"specReplicasPath", "statusReplicasPath", "selectorPath"});
+        for (auto [yk, jk] :
+             {std::pair{"specReplicasPath", "spec_replicas_path"},
+              std::pair{"statusReplicasPath", "status_replicas_path"},
+              std::pair{"selectorPath", "selector_path"}}) {
+          if (!Str(r["scale"], yk).empty()) scale[jk] = Str(r["scale"], yk);
+        }
+      }
+      out["scale"] = scale;
+    } else if (r["scale"]) {
+      Fail(where, "scale without a scale subresource");
+    }
+    json columns = json::array();
+    if (r["columns"]) {
+      for (const auto& c : r["columns"]) {
+        std::string cw = where + " column " + Str(c, "name");
+        CheckKeys(c, cw,
+                  {"name", "type", "format", "jsonPath", "cell", "priority",
+                   "desc"});
+        json col;
+        col["name"] = Str(c, "name");
+        col["type"] = Str(c, "type").empty() ? "string" : Str(c, "type");
+        col["format"] = Str(c, "format");
+        col["json_path"] = Str(c, "jsonPath");
+        col["cell"] = Str(c, "cell");
+        col["priority"] = c["priority"] ? c["priority"].as<int>() : 0;
+        col["description"] = Str(c, "desc");
+        if (col["name"] == "") Fail(cw, "no name");
+        if (col["json_path"] == "" && col["cell"] == "") {
+          Fail(cw, "needs a jsonPath or a cell");
+        }
+        if (col["description"] == "") Fail(cw, "no desc");
+        columns.push_back(col);
+      }
+    }
+    out["columns"] = columns;
+    out["selectable_fields"] = StrList(r, "selectableFields");
+    std::string id = group + "/" + version + "/" + plural;
+    if (!ids_.insert(id).second) Fail(where, id + " is declared twice");
+    resources_.push_back(out);
+  }
+
+  static std::vector<std::string> AllVerbs() {
+    return {"create", "delete", "deletecollection", "get",
+            "list",   "patch",  "update",           "watch"};
+  }
+
+  inline static const std::vector<std::string> kKnownVerbs = {
+      "create", "delete", "deletecollection", "get",
+      "list",   "patch",  "update",           "watch"};
+
+  std::map<std::string, json> top_level_;
+  std::set<std::string> ids_;
+  json resources_ = json::array();
+};
+
+bool WriteSource(const std::string& path, const std::string& schema,
+                 const std::string& resources) {
   const std::string delim = "KMOCK_SCHEMA";
-  if (text.find(")" + delim + "\"") != std::string::npos) {
-    std::cerr << "schema_embed: the schema text contains the delimiter\n";
-    return false;
+  for (const std::string* text : {&schema, &resources}) {
+    if (text->find(")" + delim + "\"") != std::string::npos) {
+      std::cerr << "schema_embed: the schema text contains the delimiter\n";
+      return false;
+    }
   }
   std::ofstream out(path);
-  out << "// Generated by kmock_schema_embed from api/types/*.yaml. Do not "
-         "edit.\n"
+  out << "// Generated by kmock_schema_embed from api/types/*.yaml and "
+         "api/resources/*.yaml. Do not edit.\n"
       << "namespace kmock::api {\n"
       << "extern const char kEmbeddedSchemaJson[];\n"
-      << "const char kEmbeddedSchemaJson[] = R\"" << delim << "(" << text << ")"
-      << delim << "\";\n"
+      << "extern const char kEmbeddedResourcesJson[];\n"
+      << "const char kEmbeddedSchemaJson[] = R\"" << delim << "(" << schema
+      << ")" << delim << "\";\n"
+      << "const char kEmbeddedResourcesJson[] = R\"" << delim << "("
+      << resources << ")" << delim << "\";\n"
       << "}  // namespace kmock::api\n";
   return static_cast<bool>(out);
 }
@@ -380,11 +669,29 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs(argv + 2, argv + argc);
   std::sort(inputs.begin(), inputs.end());
   Embedder e;
-  for (const auto& in : inputs) e.Load(in);
+  std::vector<std::pair<std::string, YAML::Node>> resource_files;
+  for (const auto& in : inputs) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(in);
+    } catch (const YAML::Exception& ex) {
+      Fail(in, std::string("cannot parse: ") + ex.what());
+      continue;
+    }
+    if (root.IsMap() && root["resources"]) {
+      resource_files.emplace_back(in, root);
+    } else {
+      e.Load(in);
+    }
+  }
   json doc;
+  json resources = json::array();
   if (g_errors.empty()) {
     try {
       doc = e.Build();
+      ResourceEmbedder r(&doc);
+      for (const auto& [path, root] : resource_files) r.Load(path, root);
+      resources = r.Build();
     } catch (const std::exception& ex) {
       Fail("schema", std::string("malformed definition: ") + ex.what());
     }
@@ -393,10 +700,10 @@ int main(int argc, char** argv) {
     for (const auto& err : g_errors)
       std::cerr << "schema error: " << err << "\n";
     std::cerr << "schema_embed: " << g_errors.size()
-              << " error(s) in api/types/*.yaml\n";
+              << " error(s) in api/types/*.yaml or api/resources/*.yaml\n";
     std::remove(argv[1]);
     return 1;
   }
-  if (!WriteSource(argv[1], doc.dump())) return 1;
+  if (!WriteSource(argv[1], doc.dump(), resources.dump())) return 1;
   return 0;
 }

@@ -58,7 +58,7 @@ struct Fixture {
     registry =
         std::make_unique<registry::Registry>(storage.get(), &clock, &rng);
     const api::ResourceInfo* namespaces =
-        api::Catalog::Get().Find("", "v1", "namespaces");
+        registry->catalog().Find("", "v1", "namespaces");
     if (namespaces == nullptr ||
         !registry
              ->Create(*namespaces, "",

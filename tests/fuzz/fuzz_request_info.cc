@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/builtin_catalog.h"
 #include "registry/continue_token.h"
 #include "registry/object_codec.h"
 #include "server/handlers/options.h"
@@ -40,8 +41,8 @@ std::string_view NextLine(std::string_view* text) {
 void RunSelectors(const server::RequestInfo& info,
                   const registry::ListOptions& list) {
   if (!info.is_resource_request) return;
-  const api::ResourceInfo* res =
-      api::Catalog::Get().Find(info.api_group, info.api_version, info.resource);
+  const api::ResourceInfo* res = api::testing::BuiltinCatalog().Find(
+      info.api_group, info.api_version, info.resource);
   if (!res) res = fuzz::LiveObject("pods").resource;
   auto filter =
       registry::MakeFilter(*res, list.label_selector, list.field_selector);

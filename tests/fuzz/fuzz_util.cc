@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "api/builtin_catalog.h"
 #include "api/decode_check.h"
 #include "api/field_errors.h"
 #include "api/validation.h"
@@ -144,8 +145,8 @@ const api::ResourceInfo* ResourceFor(const json& obj) {
       slash == std::string::npos ? "" : api_version.substr(0, slash);
   std::string version =
       slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-  return api::Catalog::Get().FindByKind(group, version,
-                                        kind->get<std::string>());
+  return api::testing::BuiltinCatalog().FindByKind(group, version,
+                                                   kind->get<std::string>());
 }
 
 void RunCreatePipeline(const api::ResourceInfo& res, json obj) {

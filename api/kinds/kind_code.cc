@@ -1,0 +1,91 @@
+#include "api/kinds/kind_code.h"
+
+#include <map>
+#include <string>
+
+#include "api/kinds/access_review.h"
+#include "api/kinds/deployment.h"
+#include "api/kinds/event.h"
+#include "api/kinds/lease.h"
+#include "api/kinds/namespace.h"
+#include "api/kinds/node.h"
+#include "api/kinds/pod.h"
+#include "api/kinds/replicaset.h"
+#include "api/kinds/service.h"
+
+namespace kmock::api {
+
+namespace {
+
+std::map<std::string, KindCode, std::less<>> Build() {
+  std::map<std::string, KindCode, std::less<>> t;
+  {
+    KindCode& c = t["pod"];
+    c.strategy = kinds::PodStrategy();
+    c.status_strategy = kinds::PodStatusStrategy();
+    c.selectable_fields = kinds::PodSelectableFields();
+  }
+  {
+    KindCode& c = t["node"];
+    c.strategy = kinds::NodeStrategy();
+    c.status_strategy = kinds::NodeStatusStrategy();
+    c.selectable_fields = kinds::NodeSelectableFields();
+  }
+  {
+    KindCode& c = t["namespace"];
+    c.strategy = kinds::NamespaceStrategy();
+    c.status_strategy = kinds::NamespaceStatusStrategy();
+    c.finalize_strategy = kinds::NamespaceFinalizeStrategy();
+    c.selectable_fields = kinds::NamespaceSelectableFields();
+  }
+  {
+    KindCode& c = t["service"];
+    c.strategy = kinds::ServiceStrategy();
+    c.status_strategy = kinds::ServiceStatusStrategy();
+    c.selectable_fields = kinds::ServiceSelectableFields();
+    c.make_allocator = [](Rng* rng) -> std::unique_ptr<ResourceAllocator> {
+      return std::make_unique<kinds::ServiceAllocator>(rng);
+    };
+  }
+  {
+    KindCode& c = t["coreEvent"];
+    c.strategy = kinds::CoreEventStrategy();
+    c.selectable_fields = kinds::CoreEventSelectableFields();
+  }
+  {
+    KindCode& c = t["eventsV1"];
+    c.strategy = kinds::EventsV1Strategy();
+    c.selectable_fields = kinds::EventsV1SelectableFields();
+    c.from_storage = kinds::CoreEventToEventsV1;
+    c.to_storage = kinds::EventsV1ToCoreEvent;
+  }
+  {
+    KindCode& c = t["deployment"];
+    c.strategy = kinds::DeploymentStrategy();
+    c.status_strategy = kinds::DeploymentStatusStrategy();
+  }
+  {
+    KindCode& c = t["replicaSet"];
+    c.strategy = kinds::ReplicaSetStrategy();
+    c.status_strategy = kinds::ReplicaSetStatusStrategy();
+    c.selectable_fields = kinds::ReplicaSetSelectableFields();
+  }
+  t["lease"].strategy = kinds::LeaseStrategy();
+  t["selfSubjectAccessReview"].virtual_create =
+      kinds::CreateSelfSubjectAccessReview;
+  t["selfSubjectRulesReview"].virtual_create =
+      kinds::CreateSelfSubjectRulesReview;
+  t["selfSubjectReview"].virtual_create = kinds::CreateSelfSubjectReview;
+  return t;
+}
+
+}  // namespace
+
+const KindCode* FindKindCode(std::string_view name) {
+  static const auto* table =
+      new std::map<std::string, KindCode, std::less<>>(Build());
+  auto it = table->find(name);
+  return it == table->end() ? nullptr : &it->second;
+}
+
+}  // namespace kmock::api

@@ -1,0 +1,40 @@
+// The code side of kinds: what a resource entry's `strategy:` name
+// (api/resources/*.yaml) stands for. A kind whose entry names no strategy
+// gets the generic behaviour (api/generic_strategy.h); an entry here holds
+// only what differs: strategies, the allocator, a computed create, storage
+// converters and selectable fields whose value is computed.
+//
+// Thread safety: the table is built once and read-only after; strategies
+// are stateless.
+#ifndef KMOCK_API_KINDS_KIND_CODE_H_
+#define KMOCK_API_KINDS_KIND_CODE_H_
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "api/resource.h"
+
+namespace kmock::api {
+
+struct KindCode {
+  const Strategy* strategy = nullptr;
+  const Strategy* status_strategy = nullptr;  // default: generic status
+  const Strategy* finalize_strategy = nullptr;
+  std::function<Result<json>(const json& request, const UserInfo& user)>
+      virtual_create;
+  std::function<std::unique_ptr<ResourceAllocator>(Rng* rng)> make_allocator;
+  std::function<json(const json& stored)> from_storage;
+  std::function<json(const json& served)> to_storage;
+  // Fields whose selector value is computed (each must also be listed in
+  // the entry's selectableFields); the others are read at their path.
+  std::vector<SelectableField> selectable_fields;
+};
+
+// The code named `name`, or null.
+const KindCode* FindKindCode(std::string_view name);
+
+}  // namespace kmock::api
+
+#endif  // KMOCK_API_KINDS_KIND_CODE_H_
