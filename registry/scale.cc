@@ -59,7 +59,12 @@ json ScaleOf(const api::ResourceInfo& res, const json& obj) {
     spec["replicas"] = r;
   json status = {{"replicas", IntAt(obj, sc.status_replicas_path)}};
   if (const json* sel = At(obj, sc.selector_path)) {
-    auto parsed = LabelSelector::FromJson(*sel);
+    // A plain label map (a ReplicationController's selector) reads as its
+    // matchLabels.
+    const bool plain_map = sel->is_object() && !sel->contains("matchLabels") &&
+                           !sel->contains("matchExpressions");
+    auto parsed =
+        LabelSelector::FromJson(plain_map ? json{{"matchLabels", *sel}} : *sel);
     if (parsed.ok() && !parsed->ToString().empty())
       status["selector"] = parsed->ToString();
   }

@@ -2,6 +2,7 @@
 // (api/resources/*.yaml) uses. Cells that kube-apiserver's printers compute
 // from more than one field live here; a value read from one place is a
 // JSONPath column instead.
+#include "api/kinds/cells.h"
 #include "api/kinds/event.h"
 #include "api/kinds/node.h"
 #include "api/kinds/pod.h"
@@ -43,31 +44,38 @@ json TemplateImages(const json& obj, TimePoint /*now*/) {
 }  // namespace
 
 const std::map<std::string, NamedCell, std::less<>>& NamedCells() {
-  static const auto* table = new std::map<std::string, NamedCell, std::less<>>{
-      {"podReady", kinds::PodReadyCell},
-      {"podStatus", kinds::PodStatusCell},
-      {"podRestarts", kinds::PodRestartsCell},
-      {"podIP", kinds::PodIpCell},
-      {"podReadinessGates", kinds::PodReadinessGatesCell},
-      {"nodeStatus", kinds::NodeStatusCell},
-      {"nodeRoles", kinds::NodeRolesCell},
-      {"nodeInternalIP", kinds::NodeInternalIpCell},
-      {"nodeExternalIP", kinds::NodeExternalIpCell},
-      {"serviceClusterIP", kinds::ServiceClusterIpCell},
-      {"serviceExternalIP", kinds::ServiceExternalIpCell},
-      {"servicePorts", kinds::ServicePortsCell},
-      {"serviceSelector", kinds::ServiceSelectorCell},
-      {"eventLastSeen", kinds::EventLastSeenCell},
-      {"eventFirstSeen", kinds::EventFirstSeenCell},
-      {"eventCount", kinds::EventCountCell},
-      {"eventObject", kinds::EventObjectCell},
-      {"eventSource", kinds::EventSourceCell},
-      {"eventMessage", kinds::EventMessageCell},
-      {"deploymentReady", DeploymentReady},
-      {"desiredReplicas", DesiredReplicas},
-      {"templateContainers", TemplateContainers},
-      {"templateImages", TemplateImages},
-  };
+  static const auto* table = [] {
+    auto* t = new kinds::CellTable{
+        {"podReady", kinds::PodReadyCell},
+        {"podStatus", kinds::PodStatusCell},
+        {"podRestarts", kinds::PodRestartsCell},
+        {"podIP", kinds::PodIpCell},
+        {"podReadinessGates", kinds::PodReadinessGatesCell},
+        {"nodeStatus", kinds::NodeStatusCell},
+        {"nodeRoles", kinds::NodeRolesCell},
+        {"nodeInternalIP", kinds::NodeInternalIpCell},
+        {"nodeExternalIP", kinds::NodeExternalIpCell},
+        {"serviceClusterIP", kinds::ServiceClusterIpCell},
+        {"serviceExternalIP", kinds::ServiceExternalIpCell},
+        {"servicePorts", kinds::ServicePortsCell},
+        {"serviceSelector", kinds::ServiceSelectorCell},
+        {"eventLastSeen", kinds::EventLastSeenCell},
+        {"eventFirstSeen", kinds::EventFirstSeenCell},
+        {"eventCount", kinds::EventCountCell},
+        {"eventObject", kinds::EventObjectCell},
+        {"eventSource", kinds::EventSourceCell},
+        {"eventMessage", kinds::EventMessageCell},
+        {"deploymentReady", DeploymentReady},
+        {"desiredReplicas", DesiredReplicas},
+        {"templateContainers", TemplateContainers},
+        {"templateImages", TemplateImages},
+    };
+    kinds::AddConfigCells(t);
+    kinds::AddWorkloadCells(t);
+    kinds::AddNetworkCells(t);
+    kinds::AddPlatformCells(t);
+    return t;
+  }();
   return *table;
 }
 

@@ -1,0 +1,7 @@
+#include "api/kinds/cells.h"
+
+namespace kmock::api::kinds {
+
+void AddPlatformCells(CellTable* /*table*/) {}
+
+}  // namespace kmock::api::kinds
