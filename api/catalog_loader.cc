@@ -74,6 +74,7 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
     r->schema_type = e.at("schema_type").get<std::string>();
     r->name_rule = e.value("name_rule", "subdomain");
     r->keeps_generation = e.value("generation", false);
+    r->warning = e.value("warning", "");
     for (const json& s : e.value("subresources", json::array())) {
       Subresource sub;
       sub.name = s.at("name").get<std::string>();

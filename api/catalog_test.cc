@@ -119,7 +119,7 @@ TEST(TableCellsTest, BuiltInCells) {
   })");
   TimePoint now = std::chrono::system_clock::from_time_t(1714521600 + 300);
   EXPECT_EQ((*row)(obj, now),
-            (std::vector<json>{"5m", 3, "x,y", "app=web", 0, "true"}));
+            (std::vector<json>{"5m", 3, "x,y", "app=web", 0, true}));
   EXPECT_EQ((*row)(json::object(), now),
             (std::vector<json>{"<unknown>", 0, "<none>", "<none>", 0, ""}));
   cols[0].cell = "noSuchCell";

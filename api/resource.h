@@ -178,6 +178,9 @@ struct ResourceInfo {
   // Whether metadata.generation is kept (1 on create, bumped on spec
   // changes) by the generic strategy.
   bool keeps_generation = false;
+  // Sent as a Warning header with every request to the resource (a
+  // deprecated API: "v1 Endpoints is deprecated in v1.33+; ...").
+  std::string warning;
 
   // Table output.
   std::vector<PrinterColumn> columns;

@@ -14,17 +14,18 @@ namespace {
 
 using CellFn = std::function<json(const json& obj, TimePoint now)>;
 
-// The first match as a cell: strings and numbers as they are, booleans as
-// Go prints them, anything else as its JSON text; nothing found is "".
+// The first match as a cell: strings, numbers and booleans as they are
+// (kubectl prints booleans as true/false), anything else as its JSON text;
+// nothing found is "".
 json Plain(const json* v) {
   if (v == nullptr || v->is_null()) return "";
-  if (v->is_string() || v->is_number()) return *v;
-  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
+  if (v->is_string() || v->is_number() || v->is_boolean()) return *v;
   return v->dump();
 }
 
 std::string Text(const json* v) {
   json p = Plain(v);
+  if (p.is_boolean()) return p.get<bool>() ? "true" : "false";
   return p.is_string() ? p.get<std::string>() : p.dump();
 }
 

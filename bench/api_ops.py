@@ -492,6 +492,79 @@ def apply_set_group(target, table):
 
 
 # --------------------------------------------------------------------------
+# kubectl apply of a 200-object mixed set.
+
+def mixed_set(ns, n=50):
+    """n each of Services, ConfigMaps, Secrets and Deployments in ns:
+    [(collection path, object)]."""
+    objs = []
+    for i in range(n):
+        name = "app-%d" % i
+        objs.append(("/api/v1/namespaces/%s/services" % ns, {
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"selector": {"app": name},
+                     "ports": [{"port": 80, "targetPort": 8080}]}}))
+        objs.append(("/api/v1/namespaces/%s/configmaps" % ns, {
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": ns},
+            "data": {"mode": "fast", "level": str(i)}}))
+        objs.append(("/api/v1/namespaces/%s/secrets" % ns, {
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": name, "namespace": ns},
+            "type": "Opaque", "stringData": {"password": "p-%d" % i}}))
+        objs.append(("/apis/apps/v1/namespaces/%s/deployments" % ns, {
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 1,
+                     "selector": {"matchLabels": {"app": name}},
+                     "template": {
+                         "metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{
+                             "name": "app", "image": "nginx:1.25"}]}}}}))
+    return objs
+
+
+def kubectl_apply_group(target, table, kubectl):
+    """`kubectl apply -f` of the mixed set (client-side apply, as users run
+    it) beside POSTing the same objects from Python on one connection.
+    kubectl(*args) runs the 1.33 client against the server."""
+    sizes = Sizes(target.quick)
+    kube = Kube(target)
+    applied, posted = [], []
+    try:
+        for i in range(sizes.apply_runs):
+            ns = "bench-kapply-%d" % i
+            target.log("apply: kubectl apply of a 200-object set, run %d of %d"
+                       % (i + 1, sizes.apply_runs))
+            kube.request("POST", "/api/v1/namespaces",
+                         {"apiVersion": "v1", "kind": "Namespace",
+                          "metadata": {"name": ns}}, ok=(201,))
+            items = [o for _, o in mixed_set(ns)]
+            path = target.write_file("mixed-set", json.dumps(
+                {"apiVersion": "v1", "kind": "List", "items": items}))
+            t0 = time.monotonic()
+            kubectl("apply", "-f", path)
+            applied.append((time.monotonic() - t0) * 1000)
+            ns = "bench-kpost-%d" % i
+            kube.request("POST", "/api/v1/namespaces",
+                         {"apiVersion": "v1", "kind": "Namespace",
+                          "metadata": {"name": ns}}, ok=(201,))
+            posted.append(timed_pass(
+                kube, [("POST", c, o, "application/json", (201,))
+                       for c, o in mixed_set(ns)]))
+    finally:
+        kube.close()
+    table.raw["kubectl_apply_set"] = {"kubectl": applied, "post": posted}
+    table.add("200-object mixed set, `kubectl apply -f` (creates)",
+              median(applied), "ms wall", median(posted), "POST each")
+    table.note("kubectl apply: 50 each of Services, ConfigMaps, Secrets and "
+               "Deployments in one List file, one kubectl 1.33 process "
+               "(discovery cache warm); baseline: the same objects POSTed "
+               "one after another on one keep-alive connection from Python.")
+
+
+# --------------------------------------------------------------------------
 # watchlat: write to event.
 
 WATCH_POD = "bench-watch"

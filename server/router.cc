@@ -221,6 +221,8 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   if (info.verb.empty() || !Contains(*verbs, info.verb)) {
     return WriteError(res, MethodNotAllowedError());
   }
+  // A deprecated resource warns on every request, as kube-apiserver does.
+  if (!resource->warning.empty()) AddWarnings(res, {resource->warning});
 
   bool readable =
       info.verb == "get" || info.verb == "list" || info.verb == "watch";

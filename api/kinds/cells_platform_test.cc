@@ -66,11 +66,10 @@ TEST(PlatformCellsTest, CsiDriverTokenRequests) {
                {"requiresRepublish", false},
                {"volumeLifecycleModes", {"Persistent", "Ephemeral"}}};
   json driver = Obj("csi.example.com", {{"spec", spec}});
-  // The JSONPath columns print booleans as text; kube-apiserver sends JSON
-  // booleans, which kubectl prints alike.
+  // Boolean JSONPath columns are JSON booleans, as kube-apiserver sends.
   EXPECT_EQ(RowOf("storage.k8s.io", "csidrivers", driver),
-            (Row{"csi.example.com", "true", "false", "false", "<unset>",
-                 "false", "Persistent,Ephemeral", "5m"}));
+            (Row{"csi.example.com", true, false, false, "<unset>", false,
+                 "Persistent,Ephemeral", "5m"}));
 
   driver["spec"]["tokenRequests"] = json::array();
   EXPECT_EQ(RowOf("storage.k8s.io", "csidrivers", driver)[4], "<unset>");

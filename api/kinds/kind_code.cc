@@ -6,6 +6,7 @@
 #include "api/kinds/access_review.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
+#include "api/kinds/hpa.h"
 #include "api/kinds/lease.h"
 #include "api/kinds/namespace.h"
 #include "api/kinds/node.h"
@@ -69,6 +70,12 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.strategy = kinds::ReplicaSetStrategy();
     c.status_strategy = kinds::ReplicaSetStatusStrategy();
     c.selectable_fields = kinds::ReplicaSetSelectableFields();
+  }
+  {
+    // autoscaling/v1 autoscalers are stored in their v2 form.
+    KindCode& c = t["hpaV1"];
+    c.from_storage = kinds::HpaV2ToV1;
+    c.to_storage = kinds::HpaV1ToV2;
   }
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =

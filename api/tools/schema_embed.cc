@@ -18,8 +18,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -357,8 +357,7 @@ class Embedder {
   // maps take any YAML shape (checked when the server loads the schema).
   static bool DefaultValue(const YAML::Node& n, const std::string& kind,
                            json* out) {
-    if (kind == "object" || kind == "array" || kind == "map" ||
-        kind == "any") {
+    if (kind == "object" || kind == "array" || kind == "map" || kind == "any") {
       *out = ToJson(n);
       return true;
     }
@@ -478,7 +477,7 @@ class ResourceEmbedder {
               {"kind", "plural", "singular", "listKind", "shortNames",
                "categories", "namespaced", "verbs", "subresources", "scale",
                "keyPrefix", "nameRule", "columns", "selectableFields",
-               "strategy", "virtual", "type", "generation"});
+               "strategy", "virtual", "type", "generation", "warning"});
     std::string plural = Str(r, "plural");
     if (kind.empty() || plural.empty()) {
       Fail(where, "kind and plural are required");
@@ -503,6 +502,7 @@ class ResourceEmbedder {
     out["namespaced"] = !r["namespaced"] || r["namespaced"].as<bool>();
     out["virtual"] = r["virtual"] && r["virtual"].as<bool>();
     out["generation"] = r["generation"] && r["generation"].as<bool>();
+    out["warning"] = Str(r, "warning");
     std::vector<std::string> verbs = StrList(r, "verbs");
     if (!r["verbs"]) verbs = AllVerbs();
     for (const std::string& v : verbs) {
@@ -596,9 +596,9 @@ class ResourceEmbedder {
     if (r["columns"]) {
       for (const auto& c : r["columns"]) {
         std::string cw = where + " column " + Str(c, "name");
-        CheckKeys(c, cw,
-                  {"name", "type", "format", "jsonPath", "cell", "priority",
-                   "desc"});
+        CheckKeys(
+            c, cw,
+            {"name", "type", "format", "jsonPath", "cell", "priority", "desc"});
         json col;
         col["name"] = Str(c, "name");
         col["type"] = Str(c, "type").empty() ? "string" : Str(c, "type");
