@@ -18,22 +18,13 @@ namespace {
 
 constexpr size_t kListMax = 3;
 
-std::string Join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
 // The first three items, then " + N more..." for the rest; <unset> when
 // there is none (discovery's listWithMoreString).
 std::string FirstThree(const std::vector<std::string>& items) {
   if (items.empty()) return "<unset>";
   std::vector<std::string> head(
       items.begin(), items.begin() + std::min(items.size(), kListMax));
-  std::string out = Join(head, ",");
+  std::string out = JoinStrings(head, ",");
   if (items.size() > kListMax) {
     out += " + " + std::to_string(items.size() - kListMax) + " more...";
   }
@@ -52,7 +43,7 @@ json IngressHosts(const json& obj, TimePoint /*now*/) {
     if (!more && !host.empty()) list.push_back(host);
   }
   if (list.empty()) return "*";
-  std::string out = Join(list, ",");
+  std::string out = JoinStrings(list, ",");
   if (more) {
     out += " + " + std::to_string(rules.size() - kListMax) + " more...";
   }
@@ -60,17 +51,9 @@ json IngressHosts(const json& obj, TimePoint /*now*/) {
 }
 
 json IngressAddress(const json& obj, TimePoint /*now*/) {
-  std::set<std::string> addresses;
-  for (const json& in : Array(obj, {"status", "loadBalancer", "ingress"})) {
-    std::string ip = Str(in, {"ip"});
-    std::string hostname = Str(in, {"hostname"});
-    if (!ip.empty()) {
-      addresses.insert(ip);
-    } else if (!hostname.empty()) {
-      addresses.insert(hostname);
-    }
-  }
-  return Join({addresses.begin(), addresses.end()}, ",");
+  std::vector<std::string> found = LoadBalancerAddresses(obj);
+  std::set<std::string> addresses(found.begin(), found.end());
+  return JoinStrings({addresses.begin(), addresses.end()}, ",");
 }
 
 json IngressPorts(const json& obj, TimePoint /*now*/) {
@@ -147,7 +130,7 @@ std::string SubjectsOfKind(const json& obj, const std::string& kind) {
     out.push_back(kind == "ServiceAccount" ? Str(s, {"namespace"}) + "/" + name
                                            : name);
   }
-  return Join(out, ", ");
+  return JoinStrings(out, ", ");
 }
 
 json RoleBindingUsers(const json& obj, TimePoint /*now*/) {

@@ -24,15 +24,6 @@ const json* Condition(const json& obj, const std::string& type) {
   return nullptr;
 }
 
-std::string Joined(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 json StorageClassName(const json& obj, TimePoint /*now*/) {
   std::string name = Str(obj, {"metadata", "name"});
   if (Str(obj, {"metadata", "annotations", kIsDefaultClass}) == "true" ||
@@ -52,7 +43,7 @@ json CsiDriverTokenRequests(const json& obj, TimePoint /*now*/) {
   if (requests.empty()) return "<unset>";
   std::vector<std::string> audiences;
   for (const json& r : requests) audiences.push_back(Str(r, {"audience"}));
-  return Joined(audiences, ",");
+  return JoinStrings(audiences, ",");
 }
 
 json CsiStorageCapacityCapacity(const json& obj, TimePoint /*now*/) {
@@ -79,7 +70,7 @@ std::string GoStringSlice(const json& values) {
     for (const json& v : values)
       parts.push_back(v.is_string() ? v.get<std::string>() : v.dump());
   }
-  return "[" + Joined(parts, " ") + "]";
+  return "[" + JoinStrings(parts, " ") + "]";
 }
 
 // metav1.LabelSelector's generated String(), which the binding printer

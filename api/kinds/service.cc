@@ -120,38 +120,20 @@ std::string FormatSelector(const json& selector) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) {
-    if (!out.empty()) out += ",";
-    out += p;
-  }
-  return out;
-}
-
 std::string ExternalIpCell(const json& svc) {
   std::vector<std::string> external =
       Strings(Array(svc, {"spec", "externalIPs"}));
   std::string type = Type(svc);
   if (type == kClusterIP || type == kNodePort) {
-    return external.empty() ? "<none>" : Join(external);
+    return external.empty() ? "<none>" : JoinStrings(external);
   }
   if (type == kLoadBalancer) {
-    std::vector<std::string> lb;
-    for (const json& ing : Array(svc, {"status", "loadBalancer", "ingress"})) {
-      std::string ip = Str(ing, {"ip"});
-      std::string host = Str(ing, {"hostname"});
-      if (!ip.empty()) {
-        lb.push_back(ip);
-      } else if (!host.empty()) {
-        lb.push_back(host);
-      }
-    }
+    std::vector<std::string> lb = LoadBalancerAddresses(svc);
     if (!external.empty()) {
-      if (!lb.empty()) external.push_back(Join(lb));
-      return Join(external);
+      if (!lb.empty()) external.push_back(JoinStrings(lb));
+      return JoinStrings(external);
     }
-    return lb.empty() ? "<pending>" : Join(lb);
+    return lb.empty() ? "<pending>" : JoinStrings(lb);
   }
   if (type == kExternalName) return Str(svc, {"spec", "externalName"});
   return "<unknown>";
@@ -166,7 +148,7 @@ std::string PortsCell(const json& svc) {
     if (np > 0) port += ":" + std::to_string(np);
     parts.push_back(port + "/" + proto);
   }
-  return parts.empty() ? "<none>" : Join(parts);
+  return parts.empty() ? "<none>" : JoinStrings(parts);
 }
 
 void ValidatePortNumOrName(const json& value, const std::string& path,

@@ -48,4 +48,28 @@ json& ObjectAt(json& obj, const char* key) {
   return v;
 }
 
+std::string JoinStrings(const std::vector<std::string>& items,
+                        const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::vector<std::string> LoadBalancerAddresses(const json& obj) {
+  std::vector<std::string> out;
+  for (const json& in : Array(obj, {"status", "loadBalancer", "ingress"})) {
+    std::string ip = Str(in, {"ip"});
+    std::string hostname = Str(in, {"hostname"});
+    if (!ip.empty()) {
+      out.push_back(ip);
+    } else if (!hostname.empty()) {
+      out.push_back(hostname);
+    }
+  }
+  return out;
+}
+
 }  // namespace kmock::api::kinds

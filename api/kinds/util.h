@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -31,6 +32,15 @@ const json& Array(const json& obj, std::initializer_list<const char*> path);
 // "5m", or "<unknown>" when the timestamp is absent or unparsable: the
 // printers' translateTimestampSince.
 std::string Since(const std::string& timestamp, TimePoint now);
+
+// The items joined with sep (Go's strings.Join).
+std::string JoinStrings(const std::vector<std::string>& items,
+                        const char* sep = ",");
+
+// The address of each status.loadBalancer.ingress entry of obj (a Service
+// or an Ingress): its ip, else its hostname; entries with neither are
+// skipped.
+std::vector<std::string> LoadBalancerAddresses(const json& obj);
 
 // Ensures obj[key] is an object and returns it.
 json& ObjectAt(json& obj, const char* key);
