@@ -41,6 +41,9 @@ constexpr char kMeta[] = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 std::string Core(const char* name) { return std::string(kCore) + name; }
 std::string Apps(const char* name) { return std::string(kApps) + name; }
 std::string Meta(const char* name) { return std::string(kMeta) + name; }
+std::string Api(const char* group_version, const char* name) {
+  return std::string("io.k8s.api.") + group_version + "." + name;
+}
 
 // What a case must show for a field, by the field's patch metadata.
 constexpr char kMergeByKey[] = "merge-by-key";
@@ -52,6 +55,7 @@ constexpr char kMissingKey[] = "missing-merge-key";
 constexpr char kMergeAsSet[] = "merge-as-set";
 constexpr char kDeleteFromPrimitive[] = "delete-from-primitive-list";
 constexpr char kRetainKeys[] = "retain-keys";
+constexpr char kReplaceMap[] = "replace-map";
 
 // "io.k8s.api.core.v1.Container.env#patch-delete".
 std::string Tag(const std::string& type, const std::string& field,
@@ -76,13 +80,13 @@ struct Case {
 // written out as upstream declares it and checked against the schema.
 struct KeyedList {
   std::vector<std::string> owners;  // every type declaring the field
-  const char* field;
-  const char* merge_key;
-  const char* a;
-  const char* b;
-  const char* b_patch;
-  const char* b_merged;
-  const char* c;
+  std::string field;
+  std::string merge_key;
+  std::string a;
+  std::string b;
+  std::string b_patch;
+  std::string b_merged;
+  std::string c;
 };
 
 // A list of scalars with patch strategy "merge" (merged as a set).
@@ -97,6 +101,22 @@ struct PrimitiveList {
 const std::vector<std::string> kContainerTypes = {
     Core("Container"), Core("EphemeralContainerCommon"),
     Core("EphemeralContainer")};
+
+// Conditions merged by `type`: `b` changes status, `c` is appended.
+KeyedList Conditions(std::vector<std::string> owners, const std::string& a,
+                     const std::string& b, const std::string& c) {
+  auto condition = [](const std::string& type, const char* rest) {
+    return R"({"type":")" + type + "\"" + rest + "}";
+  };
+  return {std::move(owners),
+          "conditions",
+          "type",
+          condition(a, R"(,"status":"True")"),
+          condition(b, R"(,"status":"False","reason":"Waiting")"),
+          condition(b, R"(,"status":"True")"),
+          condition(b, R"(,"status":"True","reason":"Waiting")"),
+          condition(c, R"(,"status":"Unknown")")};
+}
 
 const std::vector<KeyedList>& KeyedLists() {
   static const auto* lists = new std::vector<KeyedList>{
@@ -295,6 +315,88 @@ const std::vector<KeyedList>& KeyedLists() {
        R"({"type":"example.com/Audited","status":"True"})",
        R"({"type":"example.com/Audited","status":"True"})",
        R"({"type":"example.com/Scanned","status":"True"})"},
+      // Status conditions keyed by type, kind by kind.
+      Conditions({Apps("DaemonSetStatus")}, "example.com/Rolled", "Paused",
+                 "example.com/Audited"),
+      Conditions({Apps("StatefulSetStatus")}, "example.com/Rolled",
+                 "example.com/Synced", "example.com/Audited"),
+      Conditions({Api("autoscaling.v2", "HorizontalPodAutoscalerStatus")},
+                 "AbleToScale", "ScalingActive", "ScalingLimited"),
+      Conditions({Api("batch.v1", "JobStatus")}, "Suspended", "FailureTarget",
+                 "Complete"),
+      Conditions({Core("ComponentStatus")}, "Healthy", "example.com/Probe",
+                 "example.com/Ready"),
+      Conditions({Core("PersistentVolumeClaimStatus")}, "Resizing",
+                 "FileSystemResizePending", "ModifyingVolume"),
+      Conditions({Core("ReplicationControllerStatus")}, "ReplicaFailure",
+                 "example.com/Audited", "example.com/Scanned"),
+      Conditions({Api("flowcontrol.v1", "FlowSchemaStatus")}, "Dangling",
+                 "example.com/Synced", "example.com/Audited"),
+      Conditions({Api("flowcontrol.v1", "PriorityLevelConfigurationStatus")},
+                 "ConcurrencyShared", "example.com/Synced",
+                 "example.com/Audited"),
+      Conditions({Api("networking.v1", "ServiceCIDRStatus")}, "Ready",
+                 "example.com/Synced", "example.com/Audited"),
+      Conditions({Api("policy.v1", "PodDisruptionBudgetStatus")},
+                 "DisruptionAllowed", "example.com/Synced",
+                 "example.com/Audited"),
+      Conditions({"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1."
+                  "APIServiceStatus"},
+                 "Available", "example.com/Synced", "example.com/Audited"),
+      // Admission configuration.
+      {{Api("admissionregistration.v1", "MutatingWebhook"),
+        Api("admissionregistration.v1", "ValidatingWebhook"),
+        Api("admissionregistration.v1", "ValidatingAdmissionPolicySpec")},
+       "matchConditions",
+       "name",
+       R"j({"name":"not-system","expression":"!request.userInfo.username.startsWith('system:')"})j",
+       R"j({"name":"has-label","expression":"has(object.metadata.labels)"})j",
+       R"j({"name":"has-label","expression":"has(object.metadata.annotations)"})j",
+       R"j({"name":"has-label","expression":"has(object.metadata.annotations)"})j",
+       R"j({"name":"not-lease","expression":"request.resource.resource != 'leases'"})j"},
+      {{Api("admissionregistration.v1", "ValidatingAdmissionPolicySpec")},
+       "variables",
+       "name",
+       R"j({"name":"replicas","expression":"object.spec.replicas"})j",
+       R"j({"name":"image","expression":"object.spec.template.spec.containers[0].image"})j",
+       R"j({"name":"image","expression":"object.spec.template.spec.containers[1].image"})j",
+       R"j({"name":"image","expression":"object.spec.template.spec.containers[1].image"})j",
+       R"j({"name":"team","expression":"object.metadata.labels.team"})j"},
+      {{Api("admissionregistration.v1", "MutatingWebhookConfiguration"),
+        Api("admissionregistration.v1", "ValidatingWebhookConfiguration")},
+       "webhooks",
+       "name",
+       R"({"name":"a.example.com","sideEffects":"None","admissionReviewVersions":["v1"]})",
+       R"({"name":"b.example.com","sideEffects":"None","timeoutSeconds":5})",
+       R"({"name":"b.example.com","timeoutSeconds":10})",
+       R"({"name":"b.example.com","sideEffects":"None","timeoutSeconds":10})",
+       R"({"name":"c.example.com","sideEffects":"NoneOnDryRun"})"},
+      // Identity and storage.
+      {{Core("ServiceAccount")},
+       "secrets",
+       "name",
+       R"({"name":"build-token"})",
+       R"({"name":"registry","namespace":"ci"})",
+       R"({"name":"registry","namespace":"build"})",
+       R"({"name":"registry","namespace":"build"})",
+       R"({"name":"deploy-key"})"},
+      {{Api("storage.v1", "CSINodeSpec")},
+       "drivers",
+       "name",
+       R"({"name":"ebs.csi.aws.com","nodeID":"i-0a1"})",
+       R"({"name":"efs.csi.aws.com","nodeID":"i-0a1","topologyKeys":["zone"]})",
+       R"({"name":"efs.csi.aws.com","allocatable":{"count":8}})",
+       R"({"name":"efs.csi.aws.com","nodeID":"i-0a1","topologyKeys":["zone"],"allocatable":{"count":8}})",
+       R"({"name":"fsx.csi.aws.com","nodeID":"i-0a1"})"},
+      {{"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
+        "JSONSchemaProps"},
+       "x-kubernetes-validations",
+       "rule",
+       R"j({"rule":"self.replicas >= 0","message":"replicas must not be negative"})j",
+       R"j({"rule":"self.min <= self.max","message":"min above max"})j",
+       R"j({"rule":"self.min <= self.max","reason":"FieldValueInvalid"})j",
+       R"j({"rule":"self.min <= self.max","message":"min above max","reason":"FieldValueInvalid"})j",
+       R"j({"rule":"size(self.name) < 64"})j"},
   };
   return *lists;
 }
@@ -452,6 +554,7 @@ std::vector<Case> HandWrittenCases() {
   const std::string container = Core("Container");
   const std::string deployment = Apps("Deployment");
   const std::string deployment_spec = Apps("DeploymentSpec");
+  const std::string pdb_spec = Api("policy.v1", "PodDisruptionBudgetSpec");
   auto ok = [](const char* name, const std::string& root, const char* original,
                const char* patch, const char* expected,
                std::vector<std::string> covers = {}) {
@@ -501,6 +604,18 @@ std::vector<Case> HandWrittenCases() {
          R"({"resourceClaimStatuses":[{"name":"gpu"},
                                       {"name":"nic","resourceClaimName":"pod-nic"}]})",
          {Tag(Core("PodStatus"), "resourceClaimStatuses", kRetainKeys)}),
+      // --- patchStrategy replace on a map: the patch's map is the value. ---
+      ok("PodDisruptionBudgetSelector_ReplaceDropsOldTerms", pdb_spec,
+         R"({"minAvailable":2,"selector":{"matchLabels":{"app":"web","tier":"front"},
+             "matchExpressions":[{"key":"track","operator":"In","values":["stable"]}]}})",
+         R"({"selector":{"matchLabels":{"app":"api"}}})",
+         R"({"minAvailable":2,"selector":{"matchLabels":{"app":"api"}}})",
+         {Tag(pdb_spec, "selector", kReplaceMap)}),
+      // The same patch on a Deployment's selector merges (no strategy).
+      ok("DeploymentSelector_WithoutReplaceMerges", deployment_spec,
+         R"({"selector":{"matchLabels":{"app":"web","tier":"front"}}})",
+         R"({"selector":{"matchLabels":{"app":"api"}}})",
+         R"({"selector":{"matchLabels":{"app":"api","tier":"front"}}})"),
       // Recreate must not keep rollingUpdate, or validation rejects it.
       ok("DeploymentStrategy_RetainKeysDropsRollingUpdate", deployment_spec,
          R"({"replicas":3,"strategy":{"type":"RollingUpdate",
@@ -889,6 +1004,7 @@ TEST(StrategicMergeConformanceCoverage, EverySchemaPatchStrategyHasCases) {
       }
       if (Has(field.patch_strategy, "retainKeys"))
         wanted.push_back(kRetainKeys);
+      if (Has(field.patch_strategy, "replace")) wanted.push_back(kReplaceMap);
       if (wanted.empty()) {
         missing.push_back(type_name + "." + field.name + " (strategy '" +
                           field.patch_strategy + "' has no cases defined)");

@@ -119,15 +119,14 @@ class ProtocolTest(harness.ServerTestCase):
 
     def test_early_answers_leave_no_body_behind(self):
         body = json.dumps({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "apiVersion": "example.com/v1", "kind": "Widget",
             "metadata": {"name": "x"},
             # Bytes that read as a request if the body were left unread.
             "spec": {"note": "GET /version HTTP/1.1\r\nHost: x\r\n\r\n"},
         }).encode()
         cases = [
             # A route that does not exist.
-            ("POST", "/apis/autoscaling/v2/namespaces/default/"
-                     "horizontalpodautoscalers", 404,
+            ("POST", "/apis/example.com/v1/namespaces/default/widgets", 404,
              {"Content-Type": "application/json"}),
             # A verb the resource does not serve.
             ("POST", "/api/v1/namespaces/default/pods/x/status", 405,
