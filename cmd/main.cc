@@ -161,6 +161,7 @@ int Serve(const cmd::ServeOptions& o) {
         std::chrono::milliseconds(*pace), 0.2);
   controllers::ControllerManagerOptions cmo;
   cmo.version = "v" + o.kubernetes_version;
+  cmo.root_ca_pem = pki->ca_cert_pem;
   controllers::ControllerManager manager(&registry, &clock, &rng,
                                          std::move(cluster), cmo);
 

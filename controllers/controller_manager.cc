@@ -91,6 +91,14 @@ Status ControllerManager::Start() {
         deployments_.get(), dco);
   }
 
+  if (options_.endpoints && res_.endpoints != nullptr &&
+      res_.endpointslices != nullptr) {
+    // Made before the pod and node informers start: it adds its handlers.
+    endpoints_controller_ = std::make_unique<EndpointsController>(
+        registry_, clock_, res_, pods_.get(), nodes_.get(),
+        options_.endpoints_options);
+  }
+
   if (options_.garbage_collector) {
     // Made before the informers start: it adds its handlers to them.
     GarbageCollectorOptions gco = options_.gc;
@@ -112,21 +120,42 @@ Status ControllerManager::Start() {
   if (replicaset_controller_) replicaset_controller_->Start();
   if (deployment_controller_) deployment_controller_->Start();
   if (garbage_collector_) garbage_collector_->Start();
+  if (endpoints_controller_) endpoints_controller_->Start();
   if (options_.namespace_controller) {
     namespace_controller_ = std::make_unique<NamespaceController>(
         registry_, clock_, rng_, options_.namespaces);
     namespace_controller_->Start();
   }
   if (options_.kubernetes_service) {
+    KubernetesServiceOptions kso = options_.kubernetes_service_options;
+    if (kso.advertise_address.empty()) {
+      const std::string host = cluster_.NodeRunning("kube-apiserver");
+      for (const auto& n : cluster_.nodes) {
+        if (n.name == host) kso.advertise_address = n.internal_ip;
+      }
+    }
     kubernetes_service_ = std::make_unique<KubernetesServiceController>(
-        registry_, clock_, res_, options_.kubernetes_service_options);
+        registry_, clock_, res_, kso);
     kubernetes_service_->Start();
   }
+  if (options_.service_accounts && res_.serviceaccounts != nullptr) {
+    publishers_.push_back(std::make_unique<NamespacePublisher>(
+        registry_, clock_, res_.namespaces,
+        DefaultServiceAccount(res_.serviceaccounts)));
+  }
+  if (!options_.root_ca_pem.empty() && res_.configmaps != nullptr) {
+    publishers_.push_back(std::make_unique<NamespacePublisher>(
+        registry_, clock_, res_.namespaces,
+        RootCaConfigMap(res_.configmaps, options_.root_ca_pem)));
+  }
+  for (auto& publisher : publishers_) publisher->Start();
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  for (auto& publisher : publishers_) publisher->Stop();
+  if (endpoints_controller_) endpoints_controller_->Stop();
   if (kubernetes_service_) kubernetes_service_->Stop();
   if (namespace_controller_) namespace_controller_->Stop();
   if (garbage_collector_) garbage_collector_->Stop();

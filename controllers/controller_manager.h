@@ -2,7 +2,9 @@
 // bootstrap of the cluster (bootstrap.h), the shared pod and node
 // informers, the scheduler, the fake kubelets (which also keep the system
 // pods, as kubelets keep their static pods' mirror pods), the node
-// heartbeats, the API server's own default/kubernetes Service loop and,
+// heartbeats, the API server's own default/kubernetes Service loop, the
+// publishers of each namespace's default ServiceAccount and root CA
+// ConfigMap, the endpoints controller and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -23,6 +25,7 @@
 #include "controllers/bootstrap.h"
 #include "controllers/cluster.h"
 #include "controllers/deployment_controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
 #include "controllers/event_sink.h"
 #include "controllers/garbage_collector.h"
 #include "controllers/informer.h"
@@ -30,6 +33,7 @@
 #include "controllers/kubernetes_service.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/node_heartbeat.h"
+#include "controllers/publish/namespace_publisher.h"
 #include "controllers/replicaset_controller.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/scheduler.h"
@@ -58,6 +62,14 @@ struct ControllerManagerOptions {
   // kube-apiserver's loop that makes default/kubernetes again.
   bool kubernetes_service = true;
   KubernetesServiceOptions kubernetes_service_options;
+  // Endpoints and EndpointSlices of Services with selectors.
+  bool endpoints = true;
+  EndpointsControllerOptions endpoints_options;
+  // ServiceAccount "default" in every namespace.
+  bool service_accounts = true;
+  // The cluster CA (PEM) the root CA publisher puts in every namespace's
+  // ConfigMap kube-root-ca.crt; empty: not published.
+  std::string root_ca_pem;
 };
 
 class ControllerManager {
@@ -113,6 +125,8 @@ class ControllerManager {
   std::unique_ptr<GarbageCollector> garbage_collector_;
   std::unique_ptr<NamespaceController> namespace_controller_;
   std::unique_ptr<KubernetesServiceController> kubernetes_service_;
+  std::vector<std::unique_ptr<NamespacePublisher>> publishers_;
+  std::unique_ptr<EndpointsController> endpoints_controller_;
   bool started_ = false;
 };
 

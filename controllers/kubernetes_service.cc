@@ -6,6 +6,8 @@
 
 namespace kmock::controllers {
 
+using nlohmann::json;
+
 namespace {
 
 constexpr char kNamespace[] = "default";
@@ -74,7 +76,7 @@ Status KubernetesServiceController::Sync() {
     return Status(StatusCode::kServiceUnavailable,
                   "timed out waiting for the services cache to sync");
   }
-  if (informer_->Get(kKey)) return Status::Ok();
+  if (informer_->Get(kKey)) return EnsureEndpoints();
   auto r = registry_->Create(
       *res_.services, kNamespace,
       api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp,
@@ -83,6 +85,45 @@ Status KubernetesServiceController::Sync() {
   // Made meanwhile (the informer had not seen it yet): nothing to do.
   if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
     return r.status();
+  }
+  return EnsureEndpoints();
+}
+
+Status KubernetesServiceController::EnsureEndpoints() {
+  if (options_.advertise_address.empty() || res_.endpoints == nullptr ||
+      res_.endpointslices == nullptr) {
+    return Status::Ok();
+  }
+  const json port = {{"name", "https"},
+                     {"port", options_.target_port},
+                     {"protocol", "TCP"}};
+  const json objects[] = {
+      {{"apiVersion", "v1"},
+       {"kind", "Endpoints"},
+       {"metadata",
+        {{"name", kName},
+         {"labels", {{"endpointslice.kubernetes.io/skip-mirror", "true"}}}}},
+       {"subsets",
+        {{{"addresses", {{{"ip", options_.advertise_address}}}},
+          {"ports", {port}}}}}},
+      {{"apiVersion", "discovery.k8s.io/v1"},
+       {"kind", "EndpointSlice"},
+       {"metadata",
+        {{"name", kName},
+         {"labels", {{"kubernetes.io/service-name", kName}}}}},
+       {"addressType", "IPv4"},
+       {"endpoints",
+        {{{"addresses", {options_.advertise_address}},
+          {"conditions", {{"ready", true}}}}}},
+       {"ports", {port}}}};
+  const api::ResourceInfo* resources[] = {res_.endpoints, res_.endpointslices};
+  for (int i = 0; i < 2; ++i) {
+    if (registry_->Get(*resources[i], kNamespace, kName).ok()) continue;
+    auto r = registry_->Create(*resources[i], kNamespace, objects[i],
+                               ApiServerWrite());
+    if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
+      return r.status();
+    }
   }
   return Status::Ok();
 }

@@ -6,7 +6,11 @@
 // again with the same spec: the first address of the service range
 // (10.96.0.1, always the same), port "https" 443 -> the API server's port.
 // The new object gets a new uid and creationTimestamp, as a real server's
-// does. A Service that exists is left as it is (kube-apiserver stopped
+// does. Each pass also makes the Service's Endpoints (labelled
+// endpointslice.kubernetes.io/skip-mirror) and EndpointSlice "kubernetes"
+// when missing, naming the advertised address and port "https", as
+// kube-apiserver's endpoint reconciler writes them. A Service that exists
+// is left as it is (kube-apiserver stopped
 // correcting its ports and type after start-up in 1.17), and there is no
 // reaction to the delete itself: the Service returns within one interval.
 //
@@ -33,6 +37,9 @@ struct KubernetesServiceOptions {
   std::chrono::milliseconds interval{10000};
   // The API server's secure port: the Service's targetPort.
   int target_port = 6443;
+  // The address kube-apiserver advertises (its node's): the Endpoints and
+  // EndpointSlice "kubernetes" name it. Empty: they are not made.
+  std::string advertise_address;
 };
 
 class KubernetesServiceController {
@@ -50,11 +57,14 @@ class KubernetesServiceController {
   // Stops the pass and the informer. Idempotent.
   void Stop();
 
-  // One pass: creates the Service if the informer does not hold it.
-  // kUnavailable before the informer's first list.
+  // One pass: creates the Service if the informer does not hold it, and
+  // its Endpoints and EndpointSlice if the store does not. kUnavailable
+  // before the informer's first list.
   Status Sync();
 
  private:
+  Status EnsureEndpoints();
+
   registry::Registry* registry_;
   const Clock* clock_;
   CoreResources res_;

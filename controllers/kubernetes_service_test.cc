@@ -38,9 +38,9 @@ class KubernetesServiceTest : public ::testing::Test {
     if (storage_) storage_->Close();
   }
 
-  void StartController() {
+  void StartController(KubernetesServiceOptions options = {}) {
     ctl_ = std::make_unique<KubernetesServiceController>(registry_.get(),
-                                                         &clock_, res_);
+                                                         &clock_, res_, options);
     ctl_->Start();
   }
 
@@ -134,6 +134,33 @@ TEST_F(KubernetesServiceTest, AnExistingServiceIsLeftAlone) {
   EXPECT_TRUE(
       Stays([&] { return Service()["metadata"]["resourceVersion"] == rv; }));
   EXPECT_EQ(Service()["metadata"]["labels"]["extra"], "yes");
+}
+
+TEST_F(KubernetesServiceTest, EndpointsNameTheAdvertisedAddress) {
+  KubernetesServiceOptions options;
+  options.advertise_address = "10.0.0.11";
+  StartController(options);
+  auto get = [&](const api::ResourceInfo* res) {
+    auto r = registry_->Get(*res, "default", "kubernetes");
+    return r.ok() ? *r : json();
+  };
+  ASSERT_TRUE(Eventually([&] {
+    return !get(res_.endpoints).is_null() &&
+           !get(res_.endpointslices).is_null();
+  }));
+  EXPECT_EQ(get(res_.endpoints)["subsets"], json::parse(R"([{
+      "addresses": [{"ip": "10.0.0.11"}],
+      "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}])"));
+  json slice = get(res_.endpointslices);
+  EXPECT_EQ(slice["metadata"]["labels"],
+            json({{"kubernetes.io/service-name", "kubernetes"}}));
+  EXPECT_EQ(slice["endpoints"][0]["addresses"], json({"10.0.0.11"}));
+
+  // Deleted, they return on the next pass.
+  ASSERT_TRUE(
+      registry_->Delete(*res_.endpoints, "default", "kubernetes", {}).ok());
+  clock_.Advance(seconds(10));
+  EXPECT_TRUE(Eventually([&] { return !get(res_.endpoints).is_null(); }));
 }
 
 }  // namespace

@@ -26,6 +26,10 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   }
   r.deployments = cat.Find("apps", "v1", "deployments");
   r.replicasets = cat.Find("apps", "v1", "replicasets");
+  r.serviceaccounts = cat.Find("", "v1", "serviceaccounts");
+  r.configmaps = cat.Find("", "v1", "configmaps");
+  r.endpoints = cat.Find("", "v1", "endpoints");
+  r.endpointslices = cat.Find("discovery.k8s.io", "v1", "endpointslices");
   return r;
 }
 

@@ -21,6 +21,13 @@ struct CoreResources {
   // controllers then do not run).
   const api::ResourceInfo* deployments = nullptr;
   const api::ResourceInfo* replicasets = nullptr;
+  // v1; null while not served (their publishers then do not run).
+  const api::ResourceInfo* serviceaccounts = nullptr;
+  const api::ResourceInfo* configmaps = nullptr;
+  // v1 endpoints and discovery.k8s.io/v1 endpointslices; null while not
+  // served (the endpoints controller then does not run).
+  const api::ResourceInfo* endpoints = nullptr;
+  const api::ResourceInfo* endpointslices = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup(const api::Catalog& catalog);

@@ -1,14 +1,20 @@
 """The official Python client (Debian's python3-kubernetes) against
 kubemock: a Deployment created with AppsV1Api, its pods streamed with
 watch.Watch().stream() until three are Running, then a Foreground delete
-that takes the pods with it. Skipped where `import kubernetes` fails."""
+that takes the pods with it; and what the client's own end-to-end suite
+does with configuration kinds: ConfigMap CRUD, a multi-document YAML
+through utils.create_from_yaml, RBAC objects from YAML and an APIService
+created twice (the second a 409 the utility reports). Skipped where
+`import kubernetes` fails."""
 
+import os
+import tempfile
 import unittest
 
 import harness
 
 try:
-    from kubernetes import client, config, watch
+    from kubernetes import client, config, utils, watch
     from kubernetes.client.rest import ApiException
 except ImportError:  # not installed: the class below skips
     client = None
@@ -42,8 +48,143 @@ class PythonClientTest(harness.ServerTestCase):
         super().setUpClass()
         api = config.new_client_from_config(
             config_file=cls.server.kubeconfig)
+        cls.api = api
         cls.apps = client.AppsV1Api(api)
         cls.core = client.CoreV1Api(api)
+
+    def yaml_file(self, text):
+        fd, path = tempfile.mkstemp(suffix=".yaml", dir=self.workdir)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
+
+    def test_configmap_apis(self):
+        body = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "test-configmap"},
+                "data": {"config.json": "{\"command\":\"/usr/bin/mysqld\"}",
+                         "frontend.cnf": "[mysqld]\nbind-address = 10.0.0.3\n"}}
+        made = self.core.create_namespaced_config_map(NS, body)
+        self.assertEqual(made.metadata.name, "test-configmap")
+        got = self.core.read_namespaced_config_map("test-configmap", NS)
+        self.assertEqual(got.data, body["data"])
+        got.data["config.json"] = "{}"
+        self.core.replace_namespaced_config_map("test-configmap", NS, got)
+        patched = self.core.patch_namespaced_config_map(
+            "test-configmap", NS, {"data": {"extra": "1"}})
+        self.assertEqual(patched.data["config.json"], "{}")
+        self.assertEqual(patched.data["extra"], "1")
+        names = [c.metadata.name for c in
+                 self.core.list_namespaced_config_map(NS).items]
+        self.assertIn("test-configmap", names)
+        self.core.delete_namespaced_config_map("test-configmap", NS)
+        with self.assertRaises(ApiException) as caught:
+            self.core.read_namespaced_config_map("test-configmap", NS)
+        self.assertEqual(caught.exception.status, 404)
+
+    def test_create_from_multi_resource_yaml(self):
+        path = self.yaml_file("""\
+apiVersion: v1
+kind: Service
+metadata:
+  name: mock
+  labels: {app: mock}
+spec:
+  ports: [{port: 99, protocol: TCP, targetPort: 9949}]
+  selector: {app: mock}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: mock
+spec:
+  replicas: 1
+  selector: {app: mock}
+  template:
+    metadata:
+      labels: {app: mock}
+    spec:
+      containers:
+      - name: mock-container
+        image: registry.k8s.io/pause:2.0
+        ports: [{containerPort: 9949, protocol: TCP}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: mock-config
+data:
+  mode: fast
+""")
+        created = utils.create_from_yaml(self.api, path, namespace=NS)
+        kinds = [objs[0].kind for objs in created]
+        self.assertEqual(kinds, ["Service", "ReplicationController",
+                                 "ConfigMap"])
+        svc = self.core.read_namespaced_service("mock", NS)
+        self.assertEqual(svc.spec.ports[0].port, 99)
+        rc = self.core.read_namespaced_replication_controller("mock", NS)
+        self.assertEqual(rc.spec.replicas, 1)
+        self.core.delete_namespaced_service("mock", NS)
+        self.core.delete_namespaced_replication_controller("mock", NS)
+        self.core.delete_namespaced_config_map("mock-config", NS)
+
+    def test_create_rbac_role_and_binding_from_yaml(self):
+        path = self.yaml_file("""\
+kind: Role
+apiVersion: rbac.authorization.k8s.io/v1
+metadata:
+  name: pod-reader
+rules:
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "watch", "list"]
+---
+kind: RoleBinding
+apiVersion: rbac.authorization.k8s.io/v1
+metadata:
+  name: read-pods
+subjects:
+- kind: User
+  name: jane
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: Role
+  name: pod-reader
+  apiGroup: rbac.authorization.k8s.io
+""")
+        utils.create_from_yaml(self.api, path, namespace=NS)
+        rbac = client.RbacAuthorizationV1Api(self.api)
+        role = rbac.read_namespaced_role("pod-reader", NS)
+        self.assertEqual(role.rules[0].verbs, ["get", "watch", "list"])
+        binding = rbac.read_namespaced_role_binding("read-pods", NS)
+        self.assertEqual(binding.role_ref.name, "pod-reader")
+        self.assertEqual(binding.subjects[0].name, "jane")
+        rbac.delete_namespaced_role("pod-reader", NS)
+        rbac.delete_namespaced_role_binding("read-pods", NS)
+
+    def test_create_apiservice_from_yaml_with_conflict(self):
+        path = self.yaml_file("""\
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1alpha1.wardle.example.com
+spec:
+  service:
+    name: api
+    namespace: wardle
+  group: wardle.example.com
+  version: v1alpha1
+  insecureSkipTLSVerify: true
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+""")
+        utils.create_from_yaml(self.api, path)
+        registration = client.ApiregistrationV1Api(self.api)
+        made = registration.read_api_service("v1alpha1.wardle.example.com")
+        self.assertEqual(made.spec.group, "wardle.example.com")
+        with self.assertRaises(utils.FailToCreateError) as caught:
+            utils.create_from_yaml(self.api, path)
+        self.assertEqual(caught.exception.api_exceptions[0].status, 409)
+        registration.delete_api_service("v1alpha1.wardle.example.com")
 
     def test_deployment_watch_and_foreground_delete(self):
         created = self.apps.create_namespaced_deployment(NS, deployment())

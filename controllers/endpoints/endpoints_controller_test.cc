@@ -1,0 +1,171 @@
+// The endpoints controller against a registry: a Service gets Endpoints
+// and one managed EndpointSlice naming its ready pods; a pod that stops
+// being ready moves to notReadyAddresses and the slice is rewritten in
+// place; a Service without a selector keeps its user's Endpoints; a deleted
+// Service loses its Endpoints.
+#include "controllers/endpoints/endpoints_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <thread>
+
+#include "controllers/replicaset_controller.h"
+#include "registry/test_registry.h"
+
+namespace kmock::controllers {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+class EndpointsControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage_ = registry::testing::OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
+    registry_ =
+        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
+    auto res = CoreResources::Lookup(registry_->catalog());
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    res_ = *res;
+    ASSERT_TRUE(
+        registry::testing::CreateNamespace(registry_.get(), "default").ok());
+    pods_ = std::make_unique<Informer>(registry_.get(), res_.pods);
+    pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
+    nodes_ = std::make_unique<Informer>(registry_.get(), res_.nodes);
+    ctl_ = std::make_unique<EndpointsController>(registry_.get(), &clock_,
+                                                 res_, pods_.get(), nodes_.get());
+    pods_->Start();
+    nodes_->Start();
+    ctl_->Start();
+  }
+  void TearDown() override {
+    ctl_->Stop();
+    pods_->Stop();
+    nodes_->Stop();
+    registry_.reset();
+    if (storage_) storage_->Close();
+  }
+
+  void CreatePod(const std::string& name, const std::string& ip, bool ready) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", {{"app", "web"}}}}},
+                {"spec",
+                 {{"containers",
+                   {{{"name", "app"},
+                     {"image", "nginx"},
+                     {"ports", {{{"name", "http"}, {"containerPort", 8080}}}}}}}}}};
+    auto created = registry_->Create(*res_.pods, "default", pod, {});
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    SetReady(name, ip, ready);
+  }
+
+  void SetReady(const std::string& name, const std::string& ip, bool ready) {
+    auto live = registry_->Get(*res_.pods, "default", name);
+    ASSERT_TRUE(live.ok());
+    json pod = *live;
+    pod["status"]["phase"] = "Running";
+    pod["status"]["podIP"] = ip;
+    pod["status"]["podIPs"] = {{{"ip", ip}}};
+    pod["status"]["conditions"] = {
+        {{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
+    auto updated =
+        registry_->Update(*res_.pods, "default", name, "status", pod, {});
+    ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  }
+
+  void CreateService(const std::string& name, json selector) {
+    json svc = {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", name}}},
+                {"spec",
+                 {{"ports", {{{"port", 80}, {"targetPort", "http"}}}}}}};
+    if (!selector.is_null()) svc["spec"]["selector"] = selector;
+    auto created = registry_->Create(*res_.services, "default", svc, {});
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  json Endpoints(const std::string& name) {
+    auto r = registry_->Get(*res_.endpoints, "default", name);
+    return r.ok() ? *r : json();
+  }
+  json Slices() {
+    auto r = registry_->List(*res_.endpointslices, "default", {});
+    return r.ok() ? (*r)["items"] : json::array();
+  }
+
+  bool Eventually(const std::function<bool()>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return pred();
+  }
+
+  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
+  Rng rng_{42};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<registry::Registry> registry_;
+  CoreResources res_;
+  std::unique_ptr<Informer> pods_;
+  std::unique_ptr<Informer> nodes_;
+  std::unique_ptr<EndpointsController> ctl_;
+};
+
+int Count(const json& subsets, const char* key) {
+  int n = 0;
+  for (const json& s : subsets) n += s.contains(key) ? int(s[key].size()) : 0;
+  return n;
+}
+
+TEST_F(EndpointsControllerTest, FollowsThePodsTheSelectorPicks) {
+  CreatePod("a", "10.244.1.2", true);
+  CreatePod("b", "10.244.2.2", true);
+  CreateService("web", {{"app", "web"}});
+  ASSERT_TRUE(Eventually([&] {
+    return Count(Endpoints("web")["subsets"], "addresses") == 2 &&
+           Slices().size() == 1 && Slices()[0]["endpoints"].size() == 2;
+  })) << Endpoints("web").dump() << Slices().dump();
+  json ep = Endpoints("web");
+  EXPECT_EQ(ep["subsets"][0]["ports"][0]["port"], 8080);
+  json slice = Slices()[0];
+  std::string slice_name = slice["metadata"]["name"];
+  EXPECT_EQ(slice_name.rfind("web-", 0), 0u);
+  EXPECT_EQ(slice["metadata"]["labels"]["kubernetes.io/service-name"], "web");
+  EXPECT_EQ(slice["metadata"]["ownerReferences"][0]["kind"], "Service");
+
+  SetReady("b", "10.244.2.2", false);
+  ASSERT_TRUE(Eventually([&] {
+    json s = Slices();
+    return Count(Endpoints("web")["subsets"], "notReadyAddresses") == 1 &&
+           s.size() == 1 &&
+           s[0]["endpoints"][1]["conditions"]["ready"] == false;
+  })) << Endpoints("web").dump() << Slices().dump();
+  // Rewritten in place, not replaced.
+  EXPECT_EQ(Slices()[0]["metadata"]["name"], slice_name);
+
+  ASSERT_TRUE(registry_->Delete(*res_.services, "default", "web", {}).ok());
+  EXPECT_TRUE(Eventually([&] { return Endpoints("web").is_null(); }));
+}
+
+TEST_F(EndpointsControllerTest, ServiceWithoutSelectorKeepsUserEndpoints) {
+  CreateService("external", json());
+  json ep = {{"apiVersion", "v1"},
+             {"kind", "Endpoints"},
+             {"metadata", {{"name", "external"}}},
+             {"subsets",
+              {{{"addresses", {{{"ip", "192.0.2.10"}}}},
+                {"ports", {{{"port", 5432}}}}}}}};
+  ASSERT_TRUE(registry_->Create(*res_.endpoints, "default", ep, {}).ok());
+  CreatePod("a", "10.244.1.2", true);
+  std::this_thread::sleep_for(milliseconds(200));
+  json live = Endpoints("external");
+  EXPECT_EQ(live["subsets"][0]["addresses"][0]["ip"], "192.0.2.10");
+  EXPECT_EQ(Slices().size(), 0u);
+}
+
+}  // namespace
+}  // namespace kmock::controllers

@@ -1,0 +1,150 @@
+"""What the control plane does with Services and namespaces: a Service's
+Endpoints and EndpointSlice follow the pods its selector picks (kubectl
+expose), the `kubernetes` Service's endpoints name the API server, and
+every namespace gets the ServiceAccount `default` and the ConfigMap
+`kube-root-ca.crt` holding the cluster CA."""
+
+import base64
+import json
+import unittest
+
+import harness
+
+
+class ServicesTest(harness.ServerTestCase):
+
+    def addresses(self, name):
+        p = self.kubectl.run("get", "endpoints", name, "-o", "json",
+                             check=False)
+        if p.returncode != 0:
+            return []
+        subsets = json.loads(p.stdout).get("subsets") or []
+        return sorted(a["ip"] for s in subsets
+                      for a in s.get("addresses") or [])
+
+    def pod_ips(self, selector):
+        p = self.kubectl.run("get", "pods", "-l", selector, "-o", "json")
+        return sorted(pod["status"]["podIP"]
+                      for pod in json.loads(p.stdout)["items"]
+                      if pod["status"].get("podIP")
+                      and "deletionTimestamp" not in pod["metadata"])
+
+    def test_expose_deployment_gets_endpoints_that_follow_the_pods(self):
+        self.kubectl.run("create", "deployment", "web", "--image=nginx",
+                         "--replicas=3")
+        p = self.kubectl.run("expose", "deployment", "web", "--port=80")
+        self.assertEqual(p.stdout, "service/web exposed\n")
+        self.assertTrue(harness.wait_until(
+            lambda: len(self.addresses("web")) == 3, 30),
+            self.addresses("web"))
+        self.assertEqual(self.addresses("web"), self.pod_ips("app=web"))
+
+        p = self.kubectl.run("get", "endpoints", "web")
+        header, row = p.stdout.splitlines()
+        self.assertEqual(header.split(), ["NAME", "ENDPOINTS", "AGE"])
+        name, endpoints = row.split()[:2]
+        self.assertEqual(name, "web")
+        self.assertEqual(sorted(e.split(":")[0]
+                                for e in endpoints.split(",")),
+                         self.addresses("web"))
+        self.assertTrue(all(e.endswith(":80") for e in endpoints.split(",")))
+        if harness.minor(harness.kubectl_version()) >= 33:
+            self.assertIn("v1 Endpoints is deprecated", p.stderr)
+
+        p = self.kubectl.run("get", "endpointslices",
+                             "-l", "kubernetes.io/service-name=web",
+                             "-o", "json")
+        slices = json.loads(p.stdout)["items"]
+        self.assertEqual(len(slices), 1)
+        slice_ = slices[0]
+        self.assertTrue(slice_["metadata"]["name"].startswith("web-"))
+        self.assertEqual(slice_["addressType"], "IPv4")
+        self.assertEqual(slice_["ports"],
+                         [{"name": "", "port": 80, "protocol": "TCP"}])
+        self.assertEqual(
+            sorted(e["targetRef"]["name"] for e in slice_["endpoints"]),
+            sorted(self.kubectl.run("get", "pods", "-l", "app=web", "-o",
+                                    "jsonpath={.items[*].metadata.name}")
+                   .stdout.split()))
+        for e in slice_["endpoints"]:
+            self.assertEqual(e["conditions"], {"ready": True, "serving": True,
+                                               "terminating": False})
+            self.assertTrue(e["nodeName"])
+            self.assertTrue(e["zone"])
+        owner = slice_["metadata"]["ownerReferences"][0]
+        self.assertEqual((owner["kind"], owner["name"], owner["controller"]),
+                         ("Service", "web", True))
+
+        # Deleting a pod moves the addresses to its replacement.
+        gone = self.kubectl.run("get", "pods", "-l", "app=web", "-o",
+                                "jsonpath={.items[0].status.podIP}").stdout
+        self.kubectl.run("delete", "pods", "-l", "app=web",
+                         "--field-selector=status.podIP=" + gone,
+                         "--wait=false")
+        self.assertTrue(harness.wait_until(
+            lambda: (gone not in self.addresses("web")
+                     and len(self.addresses("web")) == 3
+                     and self.addresses("web") == self.pod_ips("app=web")),
+            30), self.addresses("web"))
+
+        # The Service goes, and its Endpoints and slices with it.
+        self.kubectl.run("delete", "service", "web")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run(
+                "get", "endpointslices", "-l",
+                "kubernetes.io/service-name=web", "-o", "name").stdout == "",
+            30))
+        p = self.kubectl.run("get", "endpoints", "web", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.kubectl.run("delete", "deployment", "web")
+
+    def test_kubernetes_service_endpoints_name_the_api_server(self):
+        p = self.kubectl.run("get", "endpoints", "kubernetes", "-o", "json")
+        subsets = json.loads(p.stdout)["subsets"]
+        self.assertEqual(subsets[0]["ports"],
+                         [{"name": "https", "port": 6443, "protocol": "TCP"}])
+        ip = subsets[0]["addresses"][0]["ip"]
+        p = self.kubectl.run("get", "pods", "-n", "kube-system", "-l",
+                             "component=kube-apiserver", "-o",
+                             "jsonpath={.items[0].status.hostIP}")
+        self.assertEqual(ip, p.stdout)
+        p = self.kubectl.run("get", "endpointslice", "kubernetes")
+        self.assertEqual(p.stdout.splitlines()[1].split()[:4],
+                         ["kubernetes", "IPv4", "6443", ip])
+
+    def test_every_namespace_gets_default_account_and_root_ca(self):
+        self.kubectl.run("create", "namespace", "team-a")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "serviceaccount", "default", "-n",
+                                     "team-a", check=False).returncode == 0,
+            10))
+        p = self.kubectl.run("get", "serviceaccounts", "-n", "team-a")
+        header, row = p.stdout.splitlines()
+        self.assertEqual(header.split(), ["NAME", "SECRETS", "AGE"])
+        self.assertEqual(row.split()[:2], ["default", "0"])
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "configmap", "kube-root-ca.crt",
+                                     "-n", "team-a",
+                                     check=False).returncode == 0, 10))
+        p = self.kubectl.run("get", "configmap", "kube-root-ca.crt", "-n",
+                             "team-a", "-o", "jsonpath={.data.ca\\.crt}")
+        with open(self.server.kubeconfig) as f:
+            kubeconfig = f.read()
+        ca = None
+        for line in kubeconfig.splitlines():
+            if "certificate-authority-data:" in line:
+                ca = base64.b64decode(line.split(":", 1)[1].strip()).decode()
+        self.assertEqual(p.stdout, ca)
+
+        # Deleted, the account comes back.
+        self.kubectl.run("delete", "serviceaccount", "default", "-n",
+                         "team-a")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "serviceaccount", "default", "-n",
+                                     "team-a", check=False).returncode == 0,
+            10))
+        self.kubectl.run("delete", "namespace", "team-a", "--wait=false")
+
+
+if __name__ == "__main__":
+    unittest.main()
