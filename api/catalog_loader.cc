@@ -119,7 +119,7 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
     r->strategy = code->strategy;
   } else {
     auto generic = std::make_shared<GenericStrategy>(&schema, type, has_status,
-                                                     r->keeps_generation);
+                                                     r->keeps_generation, code);
     r->owned_strategies.push_back(generic);
     r->strategy = generic.get();
   }

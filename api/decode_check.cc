@@ -7,6 +7,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "common/go_base64.h"
+
 namespace kmock::api {
 
 namespace {
@@ -147,6 +149,13 @@ class TypeChecker {
     switch (kind) {
       case ValueKind::kString:
         if (!v.is_string()) return Mismatch(v, strct, path, go_type);
+        if (format == "byte") {
+          // []byte reads base64, as Go's decoder does.
+          size_t at = 0;
+          if (!GoBase64Decode(v.get_ref<const std::string&>(), &at)) {
+            return GoBase64ErrorText(at);
+          }
+        }
         return std::nullopt;
       case ValueKind::kInteger:
         if (!v.is_number() || !FitsInteger(v, format)) {

@@ -89,7 +89,22 @@ void GenericStrategy::PrepareForUpdate(json& obj, const json& old) const {
 }
 
 void GenericStrategy::Default(json& obj) const {
+  if (code_ != nullptr && code_->normalize) code_->normalize(obj);
   if (type_ != nullptr) ApplySchemaDefaults(*schema_, *type_, obj);
+}
+
+void GenericStrategy::Validate(const json& obj, FieldErrors* errs) const {
+  if (code_ != nullptr && code_->validate) code_->validate(obj, errs);
+}
+
+void GenericStrategy::ValidateUpdate(const json& obj, const json& old,
+                                     FieldErrors* errs) const {
+  if (code_ == nullptr) return;
+  if (code_->validate_update) {
+    code_->validate_update(obj, old, errs);
+  } else if (code_->validate) {
+    code_->validate(obj, errs);
+  }
 }
 
 }  // namespace kmock::api

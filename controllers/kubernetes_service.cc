@@ -94,9 +94,8 @@ Status KubernetesServiceController::EnsureEndpoints() {
       res_.endpointslices == nullptr) {
     return Status::Ok();
   }
-  const json port = {{"name", "https"},
-                     {"port", options_.target_port},
-                     {"protocol", "TCP"}};
+  const json port = {
+      {"name", "https"}, {"port", options_.target_port}, {"protocol", "TCP"}};
   const json objects[] = {
       {{"apiVersion", "v1"},
        {"kind", "Endpoints"},
@@ -109,8 +108,7 @@ Status KubernetesServiceController::EnsureEndpoints() {
       {{"apiVersion", "discovery.k8s.io/v1"},
        {"kind", "EndpointSlice"},
        {"metadata",
-        {{"name", kName},
-         {"labels", {{"kubernetes.io/service-name", kName}}}}},
+        {{"name", kName}, {"labels", {{"kubernetes.io/service-name", kName}}}}},
        {"addressType", "IPv4"},
        {"endpoints",
         {{{"addresses", {options_.advertise_address}},

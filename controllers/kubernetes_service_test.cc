@@ -39,8 +39,8 @@ class KubernetesServiceTest : public ::testing::Test {
   }
 
   void StartController(KubernetesServiceOptions options = {}) {
-    ctl_ = std::make_unique<KubernetesServiceController>(registry_.get(),
-                                                         &clock_, res_, options);
+    ctl_ = std::make_unique<KubernetesServiceController>(
+        registry_.get(), &clock_, res_, options);
     ctl_->Start();
   }
 

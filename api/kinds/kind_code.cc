@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/kinds/access_review.h"
+#include "api/kinds/config_checks.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
 #include "api/kinds/hpa.h"
@@ -76,6 +77,17 @@ std::map<std::string, KindCode, std::less<>> Build() {
     KindCode& c = t["hpaV1"];
     c.from_storage = kinds::HpaV2ToV1;
     c.to_storage = kinds::HpaV1ToV2;
+  }
+  {
+    KindCode& c = t["configMap"];
+    c.validate = kinds::ValidateConfigMap;
+    c.validate_update = kinds::ValidateConfigMapUpdate;
+  }
+  {
+    KindCode& c = t["secret"];
+    c.normalize = kinds::NormalizeSecret;
+    c.validate = kinds::ValidateSecret;
+    c.validate_update = kinds::ValidateSecretUpdate;
   }
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =

@@ -19,7 +19,17 @@
 namespace kmock::api {
 
 struct KindCode {
+  // A whole strategy of the kind's own; unset: the generic strategy
+  // (generic_strategy.h) with the hooks below.
   const Strategy* strategy = nullptr;
+  // Hooks of the generic strategy: kube-apiserver's checks of the kind on
+  // create and on update (unset validate_update: `validate` of the new
+  // object), and a change made to every written object before its defaults
+  // (a Secret's stringData folded into data).
+  std::function<void(const json& obj, FieldErrors* errs)> validate;
+  std::function<void(const json& obj, const json& old, FieldErrors* errs)>
+      validate_update;
+  std::function<void(json& obj)> normalize;
   const Strategy* status_strategy = nullptr;  // default: generic status
   const Strategy* finalize_strategy = nullptr;
   std::function<Result<json>(const json& request, const UserInfo& user)>

@@ -122,8 +122,7 @@ bool ServiceHasSelector(const json& service) {
   const json& spec = ObjectAt(service, "spec");
   if (Str(spec, "type") == "ExternalName") return false;
   auto selector = spec.find("selector");
-  return selector != spec.end() && selector->is_object() &&
-         !selector->empty();
+  return selector != spec.end() && selector->is_object() && !selector->empty();
 }
 
 bool SelectorMatches(const json& service, const json& pod) {
@@ -179,10 +178,10 @@ json EndpointSubsets(const json& service, const std::vector<PodPtr>& pods) {
     subsets.push_back(std::move(subset));
   }
   std::sort(subsets.begin(), subsets.end(), [](const json& a, const json& b) {
-    const json& first_a = a.contains("addresses") ? a["addresses"][0]
-                                                  : a["notReadyAddresses"][0];
-    const json& first_b = b.contains("addresses") ? b["addresses"][0]
-                                                  : b["notReadyAddresses"][0];
+    const json& first_a =
+        a.contains("addresses") ? a["addresses"][0] : a["notReadyAddresses"][0];
+    const json& first_b =
+        b.contains("addresses") ? b["addresses"][0] : b["notReadyAddresses"][0];
     return ByIp(first_a, first_b, "ip");
   });
   return subsets;
@@ -211,7 +210,9 @@ std::vector<SliceContent> DesiredSlices(const json& service,
     json endpoint = {
         {"addresses", json::array({Str(ObjectAt(*pod, "status"), "podIP")})},
         {"conditions",
-         {{"ready", ready}, {"serving", serving}, {"terminating", terminating}}}};
+         {{"ready", ready},
+          {"serving", serving},
+          {"terminating", terminating}}}};
     std::string host = Hostname(service, *pod);
     if (!host.empty()) endpoint["hostname"] = host;
     endpoint["targetRef"] = TargetRef(*pod);
@@ -228,10 +229,9 @@ std::vector<SliceContent> DesiredSlices(const json& service,
   }
   std::vector<SliceContent> slices;
   for (auto& [key, group] : by_ports) {
-    std::sort(group.endpoints.begin(), group.endpoints.end(),
-              [](const json& a, const json& b) {
-                return ByIp(a, b, "addresses");
-              });
+    std::sort(
+        group.endpoints.begin(), group.endpoints.end(),
+        [](const json& a, const json& b) { return ByIp(a, b, "addresses"); });
     for (size_t i = 0; i < group.endpoints.size(); i += max_per_slice) {
       size_t end = std::min(group.endpoints.size(), i + max_per_slice);
       json part = json::array();

@@ -12,7 +12,9 @@ using PodPtr = std::shared_ptr<const json>;
 
 json Service(json spec) {
   return {{"metadata",
-           {{"name", "web"}, {"namespace", "default"}, {"uid", "svc-uid"},
+           {{"name", "web"},
+            {"namespace", "default"},
+            {"uid", "svc-uid"},
             {"labels", {{"app", "web"}}}}},
           {"spec", std::move(spec)}};
 }
@@ -36,7 +38,9 @@ PodPtr Pod(const std::string& name, const std::string& ip, bool ready,
   spec.update(extra_spec);
   json pod = {
       {"metadata",
-       {{"name", name}, {"namespace", "default"}, {"uid", name + "-uid"},
+       {{"name", name},
+        {"namespace", "default"},
+        {"uid", name + "-uid"},
         {"labels", {{"app", "web"}}}}},
       {"spec", spec},
       {"status",
@@ -48,9 +52,9 @@ PodPtr Pod(const std::string& name, const std::string& ip, bool ready,
 }
 
 TEST(EndpointSubsets, ReadyAndNotReadyByIpWithResolvedNamedPort) {
-  json subsets = EndpointSubsets(
-      WebService(), {Pod("b", "10.244.1.9", true), Pod("a", "10.244.1.10", true),
-                     Pod("c", "10.244.2.3", false)});
+  json subsets = EndpointSubsets(WebService(), {Pod("b", "10.244.1.9", true),
+                                                Pod("a", "10.244.1.10", true),
+                                                Pod("c", "10.244.2.3", false)});
   ASSERT_EQ(subsets.size(), 1u);
   const json& s = subsets[0];
   ASSERT_EQ(s["addresses"].size(), 2u);
@@ -58,24 +62,25 @@ TEST(EndpointSubsets, ReadyAndNotReadyByIpWithResolvedNamedPort) {
   EXPECT_EQ(s["addresses"][0]["ip"], "10.244.1.10");
   EXPECT_EQ(s["addresses"][1]["ip"], "10.244.1.9");
   EXPECT_EQ(s["addresses"][0]["nodeName"], "worker-1");
-  EXPECT_EQ(s["addresses"][0]["targetRef"],
-            json({{"kind", "Pod"}, {"namespace", "default"}, {"name", "a"},
-                  {"uid", "a-uid"}}));
+  EXPECT_EQ(s["addresses"][0]["targetRef"], json({{"kind", "Pod"},
+                                                  {"namespace", "default"},
+                                                  {"name", "a"},
+                                                  {"uid", "a-uid"}}));
   EXPECT_EQ(s["notReadyAddresses"][0]["ip"], "10.244.2.3");
-  EXPECT_EQ(s["ports"], json::parse(
-                            R"([{"name":"http","port":8080,"protocol":"TCP"}])"));
+  EXPECT_EQ(s["ports"],
+            json::parse(R"([{"name":"http","port":8080,"protocol":"TCP"}])"));
 }
 
 TEST(EndpointSubsets, LeavesOutPodsWithoutIpTerminalDeletingOrPortless) {
   json no_port = {{"containers", {{{"name", "app"}}}}};
-  auto done = std::make_shared<json>(*Pod("done", "10.0.0.4", false,
-                                          {{"restartPolicy", "Never"}}));
+  auto done = std::make_shared<json>(
+      *Pod("done", "10.0.0.4", false, {{"restartPolicy", "Never"}}));
   (*done)["status"]["phase"] = "Succeeded";
   auto leaving = std::make_shared<json>(*Pod("leaving", "10.0.0.5", true));
   (*leaving)["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
-  json subsets = EndpointSubsets(
-      WebService(), {Pod("no-ip", "", true), done, leaving,
-                     Pod("portless", "10.0.0.6", true, no_port)});
+  json subsets = EndpointSubsets(WebService(),
+                                 {Pod("no-ip", "", true), done, leaving,
+                                  Pod("portless", "10.0.0.6", true, no_port)});
   EXPECT_EQ(subsets, json::array());
 }
 
@@ -96,9 +101,9 @@ TEST(EndpointSubsets, PublishNotReadyAndHeadlessHostname) {
 TEST(DesiredSlices, ConditionsZonesAndNamedPorts) {
   auto leaving = std::make_shared<json>(*Pod("leaving", "10.0.0.5", true));
   (*leaving)["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
-  auto slices = DesiredSlices(
-      WebService(), {Pod("a", "10.0.0.1", true), leaving},
-      [](const std::string& node) { return node + "-zone"; });
+  auto slices =
+      DesiredSlices(WebService(), {Pod("a", "10.0.0.1", true), leaving},
+                    [](const std::string& node) { return node + "-zone"; });
   ASSERT_EQ(slices.size(), 1u);
   EXPECT_EQ(slices[0].ports,
             json::parse(R"([{"name":"http","port":8080,"protocol":"TCP"}])"));
@@ -121,8 +126,8 @@ TEST(DesiredSlices, PlaceholderWhenNothingIsSelectedAndSplitAtTheLimit) {
 
   std::vector<PodPtr> pods;
   for (int i = 0; i < 5; ++i) {
-    pods.push_back(Pod("p" + std::to_string(i), "10.0.1." + std::to_string(i),
-                       true));
+    pods.push_back(
+        Pod("p" + std::to_string(i), "10.0.1." + std::to_string(i), true));
   }
   auto split = DesiredSlices(WebService(), pods, nullptr, 2);
   ASSERT_EQ(split.size(), 3u);

@@ -72,8 +72,7 @@ EndpointsController::EndpointsController(registry::Registry* registry,
   services_->AddIndex(kByNamespaceIndex, NamespaceIndex);
   endpoints_ = std::make_unique<Informer>(registry_, res_.endpoints);
   InformerOptions managed;
-  managed.label_selector =
-      std::string(kManagedByLabel) + "=" + kManagedByValue;
+  managed.label_selector = std::string(kManagedByLabel) + "=" + kManagedByValue;
   slices_ = std::make_unique<Informer>(registry_, res_.endpointslices, managed);
   slices_->AddIndex(kByServiceIndex, SliceServiceIndex);
 
@@ -84,7 +83,8 @@ EndpointsController::EndpointsController(registry::Registry* registry,
        queue_object});
   endpoints_->AddHandlers({nullptr, nullptr, queue_object});
   slices_->AddHandlers({nullptr, nullptr, [this](const json& slice) {
-                          for (const std::string& key : SliceServiceIndex(slice))
+                          for (const std::string& key :
+                               SliceServiceIndex(slice))
                             queue_.Add(key);
                         }});
   pods_->AddHandlers(
@@ -132,11 +132,11 @@ registry::WriteOptions EndpointsController::Write(
     const char* service_account) const {
   registry::WriteOptions wo;
   wo.typed_in_process = true;
-  wo.user = {std::string("system:serviceaccount:kube-system:") +
-                 service_account,
-             "",
-             {"system:serviceaccounts", "system:serviceaccounts:kube-system",
-              "system:authenticated"}};
+  wo.user = {
+      std::string("system:serviceaccount:kube-system:") + service_account,
+      "",
+      {"system:serviceaccounts", "system:serviceaccounts:kube-system",
+       "system:authenticated"}};
   wo.field_manager = "kube-controller-manager";
   return wo;
 }
@@ -200,8 +200,9 @@ Status EndpointsController::SyncEndpoints(const json& service,
   }
   obj["metadata"]["labels"] = std::move(labels);
   obj["metadata"]["annotations"][kTriggerTimeAnnotation] = now;
-  auto updated = registry_->Update(*res_.endpoints, ns, name, "",
-                                   std::move(obj), Write("endpoint-controller"));
+  auto updated =
+      registry_->Update(*res_.endpoints, ns, name, "", std::move(obj),
+                        Write("endpoint-controller"));
   return updated.ok() ? Status::Ok() : Routine(updated.status());
 }
 
@@ -250,9 +251,8 @@ Status EndpointsController::SyncSlices(const json& service,
              {"kind", "EndpointSlice"},
              {"metadata",
               {{"generateName", apps::NameOf(service) + "-"},
-               {"ownerReferences",
-                json::array({apps::MakeControllerRef(service, "v1",
-                                                     "Service")})}}},
+               {"ownerReferences", json::array({apps::MakeControllerRef(
+                                       service, "v1", "Service")})}}},
              {"addressType", "IPv4"}};
     }
     obj["metadata"]["labels"] = labels;
@@ -264,17 +264,17 @@ Status EndpointsController::SyncSlices(const json& service,
       obj["ports"] = want->ports;
     }
     const std::string name = apps::NameOf(obj);  // before obj is moved
-    auto written =
-        reuse < live.size()
-            ? registry_->Update(*res_.endpointslices, ns, name, "",
-                                std::move(obj), write)
-            : registry_->Create(*res_.endpointslices, ns, std::move(obj), write);
+    auto written = reuse < live.size()
+                       ? registry_->Update(*res_.endpointslices, ns, name, "",
+                                           std::move(obj), write)
+                       : registry_->Create(*res_.endpointslices, ns,
+                                           std::move(obj), write);
     if (!written.ok()) note(written.status());
   }
   for (size_t i = 0; i < live.size(); ++i) {
     if (used[i]) continue;
-    auto deleted = registry_->Delete(*res_.endpointslices, ns,
-                                     apps::NameOf(*live[i]), {});
+    auto deleted =
+        registry_->Delete(*res_.endpointslices, ns, apps::NameOf(*live[i]), {});
     if (!deleted.ok()) note(deleted.status());
   }
   return result;
@@ -285,8 +285,8 @@ Status EndpointsController::DeleteSlices(const std::string& key) {
   SplitKey(key, &ns, &name);
   Status result = Status::Ok();
   for (const ObjectPtr& slice : slices_->ByIndex(kByServiceIndex, key)) {
-    auto deleted = registry_->Delete(*res_.endpointslices, ns,
-                                     apps::NameOf(*slice), {});
+    auto deleted =
+        registry_->Delete(*res_.endpointslices, ns, apps::NameOf(*slice), {});
     if (!deleted.ok() && result.ok()) result = Routine(deleted.status());
   }
   return result;

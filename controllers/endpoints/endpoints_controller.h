@@ -41,8 +41,8 @@ class EndpointsController {
   // REQUIRES: res has services, endpoints and endpointslices; pods has
   // kByNamespaceIndex; neither informer started yet.
   EndpointsController(registry::Registry* registry, const Clock* clock,
-                      const CoreResources& res, Informer* pods,
-                      Informer* nodes, EndpointsControllerOptions options = {});
+                      const CoreResources& res, Informer* pods, Informer* nodes,
+                      EndpointsControllerOptions options = {});
   ~EndpointsController();
   EndpointsController(const EndpointsController&) = delete;
   EndpointsController& operator=(const EndpointsController&) = delete;
@@ -56,8 +56,7 @@ class EndpointsController {
 
  private:
   void QueueServicesSelecting(const json& pod);
-  Status SyncEndpoints(const json& service,
-                       const std::vector<ObjectPtr>& pods);
+  Status SyncEndpoints(const json& service, const std::vector<ObjectPtr>& pods);
   Status SyncSlices(const json& service, const std::vector<ObjectPtr>& pods);
   Status DeleteSlices(const std::string& service_key);
   registry::WriteOptions Write(const char* service_account) const;

@@ -34,8 +34,8 @@ class EndpointsControllerTest : public ::testing::Test {
     pods_ = std::make_unique<Informer>(registry_.get(), res_.pods);
     pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
     nodes_ = std::make_unique<Informer>(registry_.get(), res_.nodes);
-    ctl_ = std::make_unique<EndpointsController>(registry_.get(), &clock_,
-                                                 res_, pods_.get(), nodes_.get());
+    ctl_ = std::make_unique<EndpointsController>(registry_.get(), &clock_, res_,
+                                                 pods_.get(), nodes_.get());
     pods_->Start();
     nodes_->Start();
     ctl_->Start();
@@ -49,14 +49,15 @@ class EndpointsControllerTest : public ::testing::Test {
   }
 
   void CreatePod(const std::string& name, const std::string& ip, bool ready) {
-    json pod = {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", name}, {"labels", {{"app", "web"}}}}},
-                {"spec",
-                 {{"containers",
-                   {{{"name", "app"},
-                     {"image", "nginx"},
-                     {"ports", {{{"name", "http"}, {"containerPort", 8080}}}}}}}}}};
+    json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", name}, {"labels", {{"app", "web"}}}}},
+        {"spec",
+         {{"containers",
+           {{{"name", "app"},
+             {"image", "nginx"},
+             {"ports", {{{"name", "http"}, {"containerPort", 8080}}}}}}}}}};
     auto created = registry_->Create(*res_.pods, "default", pod, {});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     SetReady(name, ip, ready);
@@ -77,11 +78,11 @@ class EndpointsControllerTest : public ::testing::Test {
   }
 
   void CreateService(const std::string& name, json selector) {
-    json svc = {{"apiVersion", "v1"},
-                {"kind", "Service"},
-                {"metadata", {{"name", name}}},
-                {"spec",
-                 {{"ports", {{{"port", 80}, {"targetPort", "http"}}}}}}};
+    json svc = {
+        {"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata", {{"name", name}}},
+        {"spec", {{"ports", {{{"port", 80}, {"targetPort", "http"}}}}}}};
     if (!selector.is_null()) svc["spec"]["selector"] = selector;
     auto created = registry_->Create(*res_.services, "default", svc, {});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
@@ -128,7 +129,8 @@ TEST_F(EndpointsControllerTest, FollowsThePodsTheSelectorPicks) {
   ASSERT_TRUE(Eventually([&] {
     return Count(Endpoints("web")["subsets"], "addresses") == 2 &&
            Slices().size() == 1 && Slices()[0]["endpoints"].size() == 2;
-  })) << Endpoints("web").dump() << Slices().dump();
+  })) << Endpoints("web").dump()
+      << Slices().dump();
   json ep = Endpoints("web");
   EXPECT_EQ(ep["subsets"][0]["ports"][0]["port"], 8080);
   json slice = Slices()[0];
@@ -143,7 +145,8 @@ TEST_F(EndpointsControllerTest, FollowsThePodsTheSelectorPicks) {
     return Count(Endpoints("web")["subsets"], "notReadyAddresses") == 1 &&
            s.size() == 1 &&
            s[0]["endpoints"][1]["conditions"]["ready"] == false;
-  })) << Endpoints("web").dump() << Slices().dump();
+  })) << Endpoints("web").dump()
+      << Slices().dump();
   // Rewritten in place, not replaced.
   EXPECT_EQ(Slices()[0]["metadata"]["name"], slice_name);
 

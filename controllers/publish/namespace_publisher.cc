@@ -116,8 +116,8 @@ Status NamespacePublisher::Sync(const std::string& ns) {
   if (!published_.repair) return Status::Ok();
   std::optional<json> repaired = published_.repair(*live, wanted);
   if (!repaired) return Status::Ok();
-  auto updated = registry_->Update(*published_.resource, ns, published_.name, "",
-                                   std::move(*repaired), Write());
+  auto updated = registry_->Update(*published_.resource, ns, published_.name,
+                                   "", std::move(*repaired), Write());
   // A conflict or a delete meanwhile queues the namespace again.
   if (updated.ok() || updated.status().code() == StatusCode::kConflict ||
       updated.status().code() == StatusCode::kNotFound) {
@@ -158,8 +158,7 @@ PublishedObject RootCaConfigMap(const api::ResourceInfo* configmaps,
   };
   // As upstream: the CA data and the description are put back; other
   // annotations and labels a user added stay.
-  p.repair = [](const json& live,
-                const json& wanted) -> std::optional<json> {
+  p.repair = [](const json& live, const json& wanted) -> std::optional<json> {
     const json& meta = ObjectAt(live, "metadata");
     const json& annotations = ObjectAt(meta, "annotations");
     bool described = annotations.value(kDescriptionKey, "") ==

@@ -83,27 +83,29 @@ class NamespacePublisherTest : public ::testing::Test {
 
 TEST_F(NamespacePublisherTest, DefaultServiceAccountInOldAndNewNamespaces) {
   Start(DefaultServiceAccount(res_.serviceaccounts));
-  ASSERT_TRUE(Eventually(
-      [&] { return !Get(res_.serviceaccounts, "default", "default").is_null(); }));
+  ASSERT_TRUE(Eventually([&] {
+    return !Get(res_.serviceaccounts, "default", "default").is_null();
+  }));
   json sa = Get(res_.serviceaccounts, "default", "default");
   EXPECT_EQ(sa["kind"], "ServiceAccount");
   EXPECT_FALSE(sa.contains("secrets"));
 
   ASSERT_TRUE(
       registry::testing::CreateNamespace(registry_.get(), "team-a").ok());
-  EXPECT_TRUE(Eventually(
-      [&] { return !Get(res_.serviceaccounts, "team-a", "default").is_null(); }));
+  EXPECT_TRUE(Eventually([&] {
+    return !Get(res_.serviceaccounts, "team-a", "default").is_null();
+  }));
 }
 
 TEST_F(NamespacePublisherTest, DeletedServiceAccountComesBackWithNewUid) {
   Start(DefaultServiceAccount(res_.serviceaccounts));
-  ASSERT_TRUE(Eventually(
-      [&] { return !Get(res_.serviceaccounts, "default", "default").is_null(); }));
+  ASSERT_TRUE(Eventually([&] {
+    return !Get(res_.serviceaccounts, "default", "default").is_null();
+  }));
   std::string uid =
       Get(res_.serviceaccounts, "default", "default")["metadata"]["uid"];
   ASSERT_TRUE(
-      registry_->Delete(*res_.serviceaccounts, "default", "default", {})
-          .ok());
+      registry_->Delete(*res_.serviceaccounts, "default", "default", {}).ok());
   ASSERT_TRUE(Eventually([&] {
     json sa = Get(res_.serviceaccounts, "default", "default");
     return !sa.is_null() && sa["metadata"]["uid"] != uid;
@@ -124,10 +126,10 @@ TEST_F(NamespacePublisherTest, RootCaIsPublishedAndRepaired) {
 
   cm["data"]["ca.crt"] = "tampered";
   cm["metadata"]["labels"] = {{"team", "a"}};
-  ASSERT_TRUE(registry_
-                  ->Update(*res_.configmaps, "default", "kube-root-ca.crt", "",
-                           cm, {})
-                  .ok());
+  ASSERT_TRUE(
+      registry_
+          ->Update(*res_.configmaps, "default", "kube-root-ca.crt", "", cm, {})
+          .ok());
   ASSERT_TRUE(Eventually([&] {
     json now = Get(res_.configmaps, "default", "kube-root-ca.crt");
     return now["data"]["ca.crt"] == kCa;
@@ -140,15 +142,16 @@ TEST_F(NamespacePublisherTest, NothingIsMadeInATerminatingNamespace) {
   ASSERT_TRUE(
       registry::testing::CreateNamespace(registry_.get(), "leaving").ok());
   Start(DefaultServiceAccount(res_.serviceaccounts));
-  ASSERT_TRUE(Eventually(
-      [&] { return !Get(res_.serviceaccounts, "leaving", "default").is_null(); }));
+  ASSERT_TRUE(Eventually([&] {
+    return !Get(res_.serviceaccounts, "leaving", "default").is_null();
+  }));
   // The namespace keeps its "kubernetes" finalizer: it stays Terminating.
   ASSERT_TRUE(registry_->Delete(*res_.namespaces, "", "leaving", {}).ok());
   ASSERT_TRUE(
-      registry_->Delete(*res_.serviceaccounts, "leaving", "default", {})
-          .ok());
-  EXPECT_TRUE(Stays(
-      [&] { return Get(res_.serviceaccounts, "leaving", "default").is_null(); }));
+      registry_->Delete(*res_.serviceaccounts, "leaving", "default", {}).ok());
+  EXPECT_TRUE(Stays([&] {
+    return Get(res_.serviceaccounts, "leaving", "default").is_null();
+  }));
 }
 
 }  // namespace
