@@ -226,6 +226,23 @@ Status EnsureToken(const PkiOptions& o, bool force, Pki* pki) {
   return Status::Ok();
 }
 
+Status EnsureServiceAccountKey(const PkiOptions& o, Pki* pki) {
+  if (OnDisk(o)) {
+    KMOCK_ASSIGN_OR_RETURN(std::optional<std::string> stored,
+                           ReadIfExists(pki->paths.sa_key));
+    if (stored && ParsePrivateKeyPem(*stored).ok()) {
+      pki->sa_key_pem = *stored;
+      return Status::Ok();
+    }
+  }
+  KMOCK_ASSIGN_OR_RETURN(UniquePkey key, GenerateEcKey());
+  pki->sa_key_pem = PrivateKeyToPem(key.get());
+  KMOCK_RETURN_IF_ERROR(
+      Save(o, pki->paths.sa_key, pki->sa_key_pem, kPrivateMode));
+  pki->actions.push_back("created service account signing key");
+  return Status::Ok();
+}
+
 }  // namespace
 
 PkiPaths PkiPathsFor(const std::string& dir) {
@@ -241,6 +258,7 @@ PkiPaths PkiPathsFor(const std::string& dir) {
   p.admin_cert = p.dir + "/admin.crt";
   p.admin_key = p.dir + "/admin.key";
   p.admin_token = p.dir + "/admin.token";
+  p.sa_key = p.dir + "/sa.key";
   return p;
 }
 
@@ -281,6 +299,7 @@ Result<Pki> LoadOrCreatePki(const PkiOptions& o) {
       pki.paths.admin_key, &pki.admin_cert_pem, &pki.admin_key_pem, &pki));
 
   KMOCK_RETURN_IF_ERROR(EnsureToken(o, new_ca, &pki));
+  KMOCK_RETURN_IF_ERROR(EnsureServiceAccountKey(o, &pki));
   return pki;
 }
 

@@ -55,6 +55,7 @@ struct PkiPaths {
   std::string server_cert, server_key;
   std::string admin_cert, admin_key;
   std::string admin_token;
+  std::string sa_key;  // signs service account tokens
 };
 
 struct Pki {
@@ -65,6 +66,8 @@ struct Pki {
   std::string admin_cert_pem;
   std::string admin_key_pem;
   std::string admin_token;
+  // The EC P-256 key that signs service account tokens (kubeadm's sa.key).
+  std::string sa_key_pem;
   PkiPaths paths;
   // What this call did, one line each, for the startup log: e.g.
   // "created CA", "reissued serving certificate: missing SAN IP:10.0.0.5".

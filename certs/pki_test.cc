@@ -65,7 +65,8 @@ TEST_F(PkiTest, CreatesEverythingOnFirstStart) {
   EXPECT_EQ(pki->actions,
             (std::vector<std::string>{
                 "created CA", "created serving certificate",
-                "created admin certificate", "created admin token"}));
+                "created admin certificate", "created admin token",
+                "created service account signing key"}));
 
   UniqueX509 ca = Cert(pki->ca_cert_pem);
   EXPECT_EQ(SubjectCommonName(ca.get()), kCaCommonName);
@@ -121,7 +122,8 @@ TEST_F(PkiTest, FilesHaveExpectedPathsAndModes) {
   EXPECT_EQ(p.dir, dir_.path() + "/pki");
   EXPECT_EQ(p.ca_key, dir_.path() + "/pki/ca.key");
   EXPECT_EQ(Mode(p.dir), 0700u);
-  for (const auto& f : {p.ca_key, p.server_key, p.admin_key, p.admin_token}) {
+  for (const auto& f :
+       {p.ca_key, p.server_key, p.admin_key, p.admin_token, p.sa_key}) {
     EXPECT_EQ(Mode(f), 0600u) << f;
   }
   for (const auto& f : {p.ca_cert, p.server_cert, p.admin_cert}) {
@@ -133,7 +135,7 @@ TEST_F(PkiTest, FilesHaveExpectedPathsAndModes) {
     EXPECT_THAT(e.path().string(), Not(HasSubstr(".tmp"))) << e.path();
     ++entries;
   }
-  EXPECT_EQ(entries, 7);
+  EXPECT_EQ(entries, 8);
 }
 
 TEST_F(PkiTest, ReusesEverythingOnRestart) {
@@ -149,6 +151,7 @@ TEST_F(PkiTest, ReusesEverythingOnRestart) {
   EXPECT_EQ(second->server_key_pem, first->server_key_pem);
   EXPECT_EQ(second->admin_cert_pem, first->admin_cert_pem);
   EXPECT_EQ(second->admin_token, first->admin_token);
+  EXPECT_EQ(second->sa_key_pem, first->sa_key_pem);
 }
 
 TEST_F(PkiTest, ReissuesOnlyTheServingCertificateWhenASanIsAdded) {

@@ -172,6 +172,7 @@ int Serve(const cmd::ServeOptions& o) {
   sv.server_cert_pem = pki->server_cert_pem;
   sv.server_key_pem = pki->server_key_pem;
   sv.client_ca_pem = pki->ca_cert_pem;
+  sv.service_account_key_pem = pki->sa_key_pem;
   sv.tokens.push_back({pki->admin_token,
                        {certs::kAdminCommonName,
                         "",

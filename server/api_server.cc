@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -163,6 +164,23 @@ void ListenSocketOptions(socket_t sock) {
 
 }  // namespace
 
+// Null without a signing key. A key that does not load is reported and
+// leaves the tokens off.
+static std::unique_ptr<ServiceAccountTokens> MakeServiceAccountTokens(
+    const ServerOptions& options, registry::Registry* registry,
+    const Clock* clock, Rng* rng) {
+  if (options.service_account_key_pem.empty()) return nullptr;
+  auto signer =
+      certs::JwtSigner::FromPrivateKeyPem(options.service_account_key_pem);
+  if (!signer.ok()) {
+    std::fprintf(stderr, "service account tokens are off: %s\n",
+                 signer.status().ToString().c_str());
+    return nullptr;
+  }
+  return std::make_unique<ServiceAccountTokens>(registry, clock, rng,
+                                                std::move(signer).value());
+}
+
 class ApiServer::Impl {
  public:
   Impl(ServerOptions options, registry::Registry* registry, const Clock* clock,
@@ -170,7 +188,9 @@ class ApiServer::Impl {
       : options_(std::move(options)),
         catalog_(options_.catalog != nullptr ? options_.catalog
                                              : &registry->catalog()),
-        authn_(options_.tokens),
+        service_accounts_(
+            MakeServiceAccountTokens(options_, registry, clock, rng)),
+        authn_(options_.tokens, service_accounts_.get()),
         openapi_(catalog_, &api::Schema::Get(), options_.kubernetes_version) {
     RouterConfig config;
     config.catalog = catalog_;
@@ -181,6 +201,7 @@ class ApiServer::Impl {
     config.fanout = &fanout_;
     config.openapi = &openapi_;
     config.authn = &authn_;
+    config.service_accounts = service_accounts_.get();
     config.ready = &ready_;
     config.max_request_body_bytes = options_.max_request_body_bytes;
     config.kubernetes_version = options_.kubernetes_version;
@@ -456,6 +477,7 @@ class ApiServer::Impl {
 
   ServerOptions options_;
   const api::Catalog* catalog_;
+  std::unique_ptr<ServiceAccountTokens> service_accounts_;
   Authenticator authn_;
   OpenApiDocs openapi_;
   StreamTracker streams_;

@@ -46,6 +46,9 @@ struct ServerOptions {
   std::string client_ca_pem;
   // Bearer tokens and the users they stand for.
   std::vector<TokenUser> tokens;
+  // The EC P-256 key (PEM) that signs and checks service account tokens;
+  // empty: serviceaccounts/<name>/token and tokenreviews are not served.
+  std::string service_account_key_pem;
   // Connections served at once. Each holds one worker thread for its whole
   // life (handshake, keep-alive, every open watch or stream); threads start
   // on demand and retire when idle. A connection beyond the limit is closed

@@ -46,8 +46,9 @@ bool IsPublicPath(std::string_view path) {
   return false;
 }
 
-Authenticator::Authenticator(std::vector<TokenUser> tokens)
-    : tokens_(std::move(tokens)) {}
+Authenticator::Authenticator(std::vector<TokenUser> tokens,
+                             const ServiceAccountTokens* service_accounts)
+    : tokens_(std::move(tokens)), service_accounts_(service_accounts) {}
 
 std::optional<std::string_view> BearerToken(std::string_view authorization) {
   // Go's strings.TrimSpace of the whole header, then SplitN(" ", 3).
@@ -102,6 +103,10 @@ Result<std::optional<registry::UserInfo>> Authenticator::Authenticate(
         AddAuthenticatedGroup(user);
         return std::optional<registry::UserInfo>(std::move(user));
       }
+    }
+    if (service_accounts_ != nullptr) {
+      auto user = service_accounts_->Authenticate(*token);
+      if (user.ok()) return std::optional<registry::UserInfo>(*user);
     }
     failed = true;
   }

@@ -2,7 +2,8 @@
 //
 // A verified client certificate names the user (subject CN) and groups
 // (subject O values); a bearer token from the configured list names the
-// user given for it. Authenticated users also get the group
+// user given for it; any other bearer token is tried as a service account
+// token (service_account_tokens.h). Authenticated users also get the group
 // system:authenticated. Without credentials a request is anonymous, which
 // only the public paths (/version, /healthz, /livez, /readyz) allow; every
 // other request, and any request with an unknown token, gets 401.
@@ -22,6 +23,7 @@
 
 #include "common/status.h"
 #include "registry/registry.h"
+#include "server/service_account_tokens.h"
 
 namespace kmock::server {
 
@@ -44,7 +46,10 @@ bool IsPublicPath(std::string_view path);
 
 class Authenticator {
  public:
-  explicit Authenticator(std::vector<TokenUser> tokens);
+  // `service_accounts` may be null (no service account tokens); not owned.
+  explicit Authenticator(
+      std::vector<TokenUser> tokens,
+      const ServiceAccountTokens* service_accounts = nullptr);
 
   // The user, or nullopt for an anonymous request, or kUnauthorized for bad
   // credentials. `ssl` may be null (no TLS). `authorization` is the
@@ -54,6 +59,7 @@ class Authenticator {
 
  private:
   std::vector<TokenUser> tokens_;
+  const ServiceAccountTokens* service_accounts_;
 };
 
 }  // namespace kmock::server

@@ -252,6 +252,7 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.rng = config_.rng;
   ctx.streams = config_.streams;
   ctx.fanout = config_.fanout;
+  ctx.service_accounts = config_.service_accounts;
   ctx.output = *output;
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;

@@ -35,6 +35,8 @@ struct RouterConfig {
   WatchFanout* fanout = nullptr;
   OpenApiDocs* openapi = nullptr;
   const Authenticator* authn = nullptr;
+  // Null: no service account tokens (TokenRequest, TokenReview).
+  const ServiceAccountTokens* service_accounts = nullptr;
   const std::atomic<bool>* ready = nullptr;
   size_t max_request_body_bytes = 3 * 1024 * 1024;
   std::string kubernetes_version;

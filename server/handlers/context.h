@@ -21,6 +21,7 @@
 #include "registry/registry.h"
 #include "server/negotiation.h"
 #include "server/request_info.h"
+#include "server/service_account_tokens.h"
 #include "server/stream_tracker.h"
 #include "server/watch_fanout.h"
 
@@ -38,6 +39,8 @@ struct RequestContext {
   // Writes watch events for parked streams; null: each stream writes its
   // own from its connection's thread.
   WatchFanout* fanout = nullptr;
+  // Issues and checks service account tokens; null when there are none.
+  const ServiceAccountTokens* service_accounts = nullptr;
   OutputFormat output;
   // The request body (already read and size-checked), for writes.
   const std::string* body = nullptr;

@@ -1,5 +1,7 @@
 // POST to a collection: decode, check, Registry::Create, 201 with the
-// object. POST pods/<name>/binding goes to Registry::Bind.
+// object. What the server itself answers is in one table: POST
+// pods/<name>/binding (Registry::Bind), serviceaccounts/<name>/token
+// (TokenRequest) and tokenreviews.
 #include "server/errors.h"
 #include "server/handlers/body.h"
 #include "server/handlers/context.h"
@@ -22,6 +24,57 @@ void HandleBind(const RequestContext& ctx, const registry::WriteOptions& opts,
   WriteEncoded(res, 201, *out, ctx.output);
 }
 
+void HandleTokenRequest(const RequestContext& ctx,
+                        const registry::WriteOptions& opts,
+                        httplib::Response& res) {
+  Result<nlohmann::json> request =
+      DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body);
+  if (!request.ok()) return WriteError(res, request.status());
+  Result<nlohmann::json> out =
+      ctx.service_accounts->Issue(ctx.info->ns, ctx.info->name, *request);
+  if (!out.ok()) return WriteError(res, out.status());
+  // A dry run is checked and answered without a token.
+  if (opts.dry_run) (*out)["status"]["token"] = "";
+  WriteEncoded(res, 201, *out, ctx.output);
+}
+
+void HandleTokenReview(const RequestContext& ctx,
+                       const registry::WriteOptions& /*opts*/,
+                       httplib::Response& res) {
+  Result<nlohmann::json> review =
+      DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body);
+  if (!review.ok()) return WriteError(res, review.status());
+  WriteEncoded(res, 201, ctx.service_accounts->Review(*review), ctx.output);
+}
+
+using ServerCreate = void (*)(const RequestContext&,
+                              const registry::WriteOptions&,
+                              httplib::Response&);
+
+struct ServerCreateEntry {
+  const char* group;
+  const char* plural;
+  const char* subresource;
+  ServerCreate handle;
+  bool needs_tokens;  // served only with service account tokens
+};
+
+constexpr ServerCreateEntry kServerCreates[] = {
+    {"", "pods", "binding", HandleBind, false},
+    {"", "serviceaccounts", "token", HandleTokenRequest, true},
+    {"authentication.k8s.io", "tokenreviews", "", HandleTokenReview, true},
+};
+
+const ServerCreateEntry* FindServerCreate(const RequestContext& ctx) {
+  for (const ServerCreateEntry& e : kServerCreates) {
+    if (ctx.resource->group == e.group && ctx.resource->plural == e.plural &&
+        ctx.info->subresource == e.subresource) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void HandleCreate(const RequestContext& ctx, httplib::Response& res) {
@@ -33,9 +86,11 @@ void HandleCreate(const RequestContext& ctx, httplib::Response& res) {
   opts->deadline = ctx.deadline;
 
   const std::string& sub = ctx.info->subresource;
-  if (sub == "binding" && ctx.resource->group.empty() &&
-      ctx.resource->plural == "pods") {
-    return HandleBind(ctx, *opts, res);
+  if (const ServerCreateEntry* e = FindServerCreate(ctx)) {
+    if (e->needs_tokens && ctx.service_accounts == nullptr) {
+      return WriteError(res, MethodNotAllowedError());
+    }
+    return e->handle(ctx, *opts, res);
   }
   if (!sub.empty() || !ctx.info->name.empty()) {
     return WriteError(res, MethodNotAllowedError());

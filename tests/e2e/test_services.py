@@ -2,10 +2,12 @@
 Endpoints and EndpointSlice follow the pods its selector picks (kubectl
 expose), the `kubernetes` Service's endpoints name the API server, and
 every namespace gets the ServiceAccount `default` and the ConfigMap
-`kube-root-ca.crt` holding the cluster CA."""
+`kube-root-ca.crt` holding the cluster CA, and `kubectl create token` gives
+a token kubectl can log in with until its account goes."""
 
 import base64
 import json
+import os
 import unittest
 
 import harness
@@ -144,6 +146,48 @@ class ServicesTest(harness.ServerTestCase):
                                      "team-a", check=False).returncode == 0,
             10))
         self.kubectl.run("delete", "namespace", "team-a", "--wait=false")
+
+    def test_create_token_logs_in_as_the_service_account(self):
+        self.kubectl.run("create", "serviceaccount", "robot")
+        token = self.kubectl.run("create", "token", "robot").stdout.strip()
+        self.assertEqual(token.count("."), 2)
+        creds = harness.Credentials(self.server.kubeconfig, self.workdir)
+        kubeconfig = os.path.join(self.workdir, "robot.kubeconfig")
+        url = "https://%s:%d" % (self.server.host, self.server.port)
+        for args in (("set-cluster", "c", "--server=" + url,
+                      "--certificate-authority=" + creds.ca,
+                      "--embed-certs=true"),
+                     ("set-credentials", "robot", "--token=" + token),
+                     ("set-context", "robot", "--cluster=c", "--user=robot"),
+                     ("use-context", "robot")):
+            self.kubectl.run("config", "--kubeconfig=" + kubeconfig, *args)
+        p = self.kubectl.run("--kubeconfig=" + kubeconfig, "auth", "whoami",
+                             "-o", "jsonpath={.status.userInfo.username}")
+        self.assertEqual(p.stdout, "system:serviceaccount:default:robot")
+
+        # TokenReview says the same.
+        review = {"apiVersion": "authentication.k8s.io/v1",
+                  "kind": "TokenReview", "spec": {"token": token}}
+        p = self.kubectl.run("create", "-f", "-", "-o", "json",
+                             input=json.dumps(review))
+        status = json.loads(p.stdout)["status"]
+        self.assertTrue(status["authenticated"])
+        self.assertEqual(status["user"]["username"],
+                         "system:serviceaccount:default:robot")
+
+        # Too short a token is refused with the real message.
+        p = self.kubectl.run("create", "token", "robot", "--duration=10s",
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('spec.expirationSeconds: Invalid value: 10: may not '
+                      'specify a duration less than 10 minutes', p.stderr)
+
+        # Its account deleted, the token no longer logs in.
+        self.kubectl.run("delete", "serviceaccount", "robot")
+        p = self.kubectl.run("--kubeconfig=" + kubeconfig, "get", "pods",
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("Unauthorized", p.stderr)
 
 
 if __name__ == "__main__":
