@@ -62,6 +62,32 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp, 6443),
       apiserver, &out));
 
+  // The two system PriorityClasses kube-apiserver makes at start-up.
+  if (res.priorityclasses != nullptr) {
+    struct SystemClass {
+      const char* name;
+      int64_t value;
+      const char* description;
+    } classes[] = {
+        {"system-cluster-critical", 2000000000,
+         "Used for system critical pods that must run in the cluster, but "
+         "can be moved to another node if necessary."},
+        {"system-node-critical", 2000001000,
+         "Used for system critical pods that must not be moved from their "
+         "current node."},
+    };
+    for (const SystemClass& c : classes) {
+      json obj = {{"apiVersion", "scheduling.k8s.io/v1"},
+                  {"kind", "PriorityClass"},
+                  {"metadata", {{"name", c.name}}},
+                  {"value", c.value},
+                  {"description", c.description},
+                  {"preemptionPolicy", "PreemptLowerPriority"}};
+      KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.priorityclasses, "",
+                                            obj, apiserver, &out));
+    }
+  }
+
   std::map<std::string, std::string> node_uids;
   for (const auto& node : cluster.nodes) {
     auto kubelet = SystemWrite("system:node:" + node.name);

@@ -1,6 +1,8 @@
 // Creates what a fresh cluster has before anyone uses it: the namespaces
-// default, kube-system, kube-public and kube-node-lease; the Nodes of the
-// cluster spec (with their status); and the system pods (system_pods.h).
+// default, kube-system, kube-public and kube-node-lease; the system
+// PriorityClasses (system-cluster-critical, system-node-critical); the
+// Nodes of the cluster spec (with their status); and the system pods
+// (system_pods.h).
 // Idempotent: against an existing store it creates only what is missing,
 // so a restart keeps names, UIDs and addresses.
 //

@@ -149,12 +149,22 @@ Status ControllerManager::Start() {
         RootCaConfigMap(res_.configmaps, options_.root_ca_pem)));
   }
   for (auto& publisher : publishers_) publisher->Start();
+  if (options_.load_balancers) {
+    LoadBalancerControllerOptions lbo;
+    lbo.region = cluster_.region;
+    lbo.host = cluster_.NodeRunning("cloud-controller-manager");
+    lbo.event_sink = event_sink_.get();
+    load_balancer_controller_ = std::make_unique<LoadBalancerController>(
+        registry_, clock_, rng_, res_, lbo);
+    load_balancer_controller_->Start();
+  }
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
   for (auto& publisher : publishers_) publisher->Stop();
+  if (load_balancer_controller_) load_balancer_controller_->Stop();
   if (endpoints_controller_) endpoints_controller_->Stop();
   if (kubernetes_service_) kubernetes_service_->Stop();
   if (namespace_controller_) namespace_controller_->Stop();

@@ -4,7 +4,8 @@
 // pods, as kubelets keep their static pods' mirror pods), the node
 // heartbeats, the API server's own default/kubernetes Service loop, the
 // publishers of each namespace's default ServiceAccount and root CA
-// ConfigMap, the endpoints controller and,
+// ConfigMap, the endpoints controller, the cloud's load-balancer
+// controller and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -23,6 +24,7 @@
 #include "common/clock.h"
 #include "common/rng.h"
 #include "controllers/bootstrap.h"
+#include "controllers/cloud/load_balancer_controller.h"
 #include "controllers/cluster.h"
 #include "controllers/deployment_controller.h"
 #include "controllers/endpoints/endpoints_controller.h"
@@ -65,6 +67,8 @@ struct ControllerManagerOptions {
   // Endpoints and EndpointSlices of Services with selectors.
   bool endpoints = true;
   EndpointsControllerOptions endpoints_options;
+  // The cloud's load balancers: addresses for type LoadBalancer Services.
+  bool load_balancers = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's
@@ -127,6 +131,7 @@ class ControllerManager {
   std::unique_ptr<KubernetesServiceController> kubernetes_service_;
   std::vector<std::unique_ptr<NamespacePublisher>> publishers_;
   std::unique_ptr<EndpointsController> endpoints_controller_;
+  std::unique_ptr<LoadBalancerController> load_balancer_controller_;
   bool started_ = false;
 };
 

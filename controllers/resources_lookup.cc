@@ -30,6 +30,7 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.configmaps = cat.Find("", "v1", "configmaps");
   r.endpoints = cat.Find("", "v1", "endpoints");
   r.endpointslices = cat.Find("discovery.k8s.io", "v1", "endpointslices");
+  r.priorityclasses = cat.Find("scheduling.k8s.io", "v1", "priorityclasses");
   return r;
 }
 

@@ -28,6 +28,9 @@ struct CoreResources {
   // served (the endpoints controller then does not run).
   const api::ResourceInfo* endpoints = nullptr;
   const api::ResourceInfo* endpointslices = nullptr;
+  // scheduling.k8s.io/v1; null while not served (the system classes are
+  // then not made).
+  const api::ResourceInfo* priorityclasses = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup(const api::Catalog& catalog);

@@ -3,7 +3,10 @@
 #include <map>
 #include <string>
 
+#include "api/kinds/access_checks.h"
 #include "api/kinds/access_review.h"
+#include "api/kinds/batch_checks.h"
+#include "api/kinds/claim_ingress_checks.h"
 #include "api/kinds/config_checks.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
@@ -89,6 +92,30 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.validate = kinds::ValidateSecret;
     c.validate_update = kinds::ValidateSecretUpdate;
   }
+  {
+    KindCode& c = t["job"];
+    c.normalize = kinds::DefaultJob;
+    c.validate = kinds::ValidateJob;
+  }
+  {
+    KindCode& c = t["cronJob"];
+    c.normalize = kinds::DefaultCronJob;
+    c.validate = kinds::ValidateCronJob;
+  }
+  t["role"].validate = kinds::ValidateRole;
+  t["clusterRole"].validate = kinds::ValidateClusterRole;
+  {
+    KindCode& c = t["roleBinding"];
+    c.validate = kinds::ValidateRoleBinding;
+    c.validate_update = kinds::ValidateRoleBindingUpdate;
+  }
+  {
+    KindCode& c = t["clusterRoleBinding"];
+    c.validate = kinds::ValidateClusterRoleBinding;
+    c.validate_update = kinds::ValidateClusterRoleBindingUpdate;
+  }
+  t["persistentVolumeClaim"].validate = kinds::ValidatePersistentVolumeClaim;
+  t["ingress"].validate = kinds::ValidateIngress;
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =
       kinds::CreateSelfSubjectAccessReview;

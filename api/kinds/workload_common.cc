@@ -58,6 +58,8 @@ json WithoutNulls(const json& v) {
 }
 
 // Prefixes the field path of every cause: "spec.x" -> "spec.template.spec.x".
+}  // namespace
+
 void AppendUnder(const FieldErrors& inner, const std::string& prefix,
                  FieldErrors* errs) {
   for (StatusCause c : inner.causes()) {
@@ -65,8 +67,6 @@ void AppendUnder(const FieldErrors& inner, const std::string& prefix,
     errs->Add(std::move(c));
   }
 }
-
-}  // namespace
 
 bool LabelSelectorMatches(const json& selector, const json& labels) {
   if (!selector.is_object()) return false;

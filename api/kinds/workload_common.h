@@ -35,6 +35,10 @@ std::string GoStringMap(const json& map);
 // v1.LabelSelector{MatchLabels:..., MatchExpressions:...}.
 std::string GoLabelSelector(const json& selector);
 
+// Appends inner's causes to errs with `prefix` before each field
+// ("spec.template." + "spec.containers").
+void AppendUnder(const FieldErrors& inner, const std::string& prefix,
+                 FieldErrors* errs);
 // Appends an "Invalid value" cause whose value is already rendered.
 void InvalidRendered(FieldErrors* errs, const std::string& field,
                      const std::string& rendered_value,

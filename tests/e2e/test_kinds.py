@@ -141,6 +141,15 @@ class KindsTest(harness.ServerTestCase):
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertIn("NotFound", p.stderr)
 
+    def test_system_priority_classes_exist(self):
+        p = self.kubectl.run("get", "priorityclasses")
+        header, *rows = p.stdout.splitlines()
+        self.assertEqual(header.split()[:3], ["NAME", "VALUE",
+                                              "GLOBAL-DEFAULT"])
+        self.assertEqual([r.split()[:3] for r in rows],
+                         [["system-cluster-critical", "2000000000", "false"],
+                          ["system-node-critical", "2000001000", "false"]])
+
     def test_create_configmap_and_secret(self):
         p = self.kubectl.run("create", "configmap", "app",
                              "--from-literal=mode=fast",

@@ -100,6 +100,25 @@ class ServicesTest(harness.ServerTestCase):
         self.assertEqual(p.returncode, 1)
         self.kubectl.run("delete", "deployment", "web")
 
+    def test_load_balancer_gets_an_elb_hostname(self):
+        self.kubectl.run("create", "service", "loadbalancer", "lb",
+                         "--tcp=80:8080")
+
+        def external():
+            row = self.kubectl.run("get", "service", "lb").stdout
+            return row.splitlines()[1].split()[3]
+
+        self.assertTrue(harness.wait_until(
+            lambda: external().endswith(".us-east-1.elb.amazonaws.com"), 10),
+            external())
+        p = self.kubectl.run("get", "service", "lb", "-o",
+                             "jsonpath={.spec.ports[0].nodePort}")
+        self.assertTrue(30000 <= int(p.stdout) <= 32767, p.stdout)
+        p = self.kubectl.run("describe", "service", "lb")
+        self.assertIn("LoadBalancer Ingress:", p.stdout)
+        self.assertIn("EnsuredLoadBalancer", p.stdout)
+        self.kubectl.run("delete", "service", "lb")
+
     def test_kubernetes_service_endpoints_name_the_api_server(self):
         p = self.kubectl.run("get", "endpoints", "kubernetes", "-o", "json")
         subsets = json.loads(p.stdout)["subsets"]
