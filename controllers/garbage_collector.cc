@@ -93,21 +93,38 @@ void GarbageCollector::Start() {
   started_ = true;
   registry_->set_garbage_collection(true);
   for (auto& inf : own_informers_) inf->Start();
-  for (Informer* inf : informers_) {
-    if (!inf->WaitForSync(options_.sync_timeout)) {
-      Log("informers did not sync in time; starting anyway");
-      break;
+  // As upstream's collector, the workers wait for the caches (the graph
+  // must know every owner first); the wait runs beside the rest of
+  // start-up instead of holding it up while an informer per resource lists.
+  starter_ = std::thread([this] {
+    const auto deadline =
+        std::chrono::steady_clock::now() + options_.sync_timeout;
+    for (Informer* inf : informers_) {
+      while (!inf->WaitForSync(std::chrono::milliseconds(20))) {
+        if (stopping_.load()) return;
+        if (std::chrono::steady_clock::now() >= deadline) {
+          Log("informers did not sync in time; starting anyway");
+          break;
+        }
+      }
     }
-  }
-  queue_.AddAfter(kResyncKey, options_.resync);
-  workers_ = std::make_unique<WorkerPool>(
-      "garbage collector", &queue_, options_.workers,
-      [this](const std::string& key) { return Sync(key); });
+    std::lock_guard<std::mutex> lock(start_mu_);
+    if (stopping_.load()) return;
+    queue_.AddAfter(kResyncKey, options_.resync);
+    workers_ = std::make_unique<WorkerPool>(
+        "garbage collector", &queue_, options_.workers,
+        [this](const std::string& key) { return Sync(key); });
+  });
 }
 
 void GarbageCollector::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
+  {
+    std::lock_guard<std::mutex> lock(start_mu_);
+    stopping_.store(true);
+  }
+  if (starter_.joinable()) starter_.join();
   if (workers_) workers_->Stop();
   for (auto& inf : own_informers_) inf->Stop();
   registry_->set_garbage_collection(false);

@@ -30,7 +30,9 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/clock.h"
@@ -47,7 +49,7 @@ struct GarbageCollectorOptions {
   int workers = 2;
   // Every node with owners is looked at again this often (clock time).
   std::chrono::seconds resync{30};
-  // How long Start waits (real time) for the first lists before workers
+  // How long the workers wait (real time) for the first lists before they
   // run: acting on a partial graph could miss dependents.
   std::chrono::milliseconds sync_timeout{30000};
   bool verbose = false;
@@ -57,7 +59,7 @@ struct GarbageCollectorOptions {
   // (a whole object serves as its metadata). They must not be started
   // before the collector is made; their owner starts and stops them (and
   // must stop them before the collector is destroyed: its handlers stay),
-  // and the collector's Start waits for their first lists as for its own.
+  // and the collector's workers wait for their first lists as for its own.
   std::map<const api::ResourceInfo*, Informer*> shared_informers;
 };
 
@@ -70,8 +72,9 @@ class GarbageCollector {
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
 
-  // Turns garbage collection on in the registry, starts the informers,
-  // waits for their first lists and starts the workers. Idempotent.
+  // Turns garbage collection on in the registry, starts the informers and
+  // returns; a thread of its own starts the workers once the informers
+  // have their first lists. Idempotent.
   void Start();
   // Stops workers and informers and turns garbage collection off in the
   // registry. Idempotent.
@@ -115,6 +118,11 @@ class GarbageCollector {
   WorkQueue queue_;
   std::vector<std::unique_ptr<Informer>> own_informers_;
   std::vector<Informer*> informers_;  // every one watched: own and shared
+  // Waits for the informers, then starts the workers (under start_mu_, so
+  // that Stop never races their creation).
+  std::thread starter_;
+  std::mutex start_mu_;
+  std::atomic<bool> stopping_{false};
   std::unique_ptr<WorkerPool> workers_;
   bool started_ = false;
   bool stopped_ = false;
