@@ -5,6 +5,7 @@
 #include "api/kinds/workload_common.h"
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
+#include "controllers/controller_write.h"
 #include "controllers/deployment/conditions.h"
 #include "controllers/deployment/revision.h"
 #include "controllers/deployment/rollout_math.h"
@@ -23,15 +24,8 @@ using namespace deployment;  // NOLINT: the controller's own helpers
 
 constexpr char kComponent[] = "deployment-controller";
 
-registry::WriteOptions ControllerWrite() {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user.name = "system:serviceaccount:kube-system:deployment-controller";
-  wo.user.groups = {"system:serviceaccounts",
-                    "system:serviceaccounts:kube-system",
-                    "system:authenticated"};
-  wo.field_manager = "kube-controller-manager";
-  return wo;
+registry::WriteOptions Write() {
+  return ControllerWrite("deployment-controller");
 }
 
 // ReplicaSets by who may claim them: "uid:<controller uid>" for a
@@ -235,7 +229,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
             }
             return Status::Ok();
           },
-          ControllerWrite());
+          Write());
       if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
         return r.status();
       }
@@ -261,7 +255,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
           refs.push_back(ref_json);
           return Status::Ok();
         },
-        ControllerWrite());
+        Write());
     if (r.ok()) {
       owned.push_back(CopyWithoutManagedFields(*r));
     } else if (r.status().code() != StatusCode::kNotFound &&
@@ -354,8 +348,7 @@ Result<json> DeploymentController::CreateNewReplicaSet(
 
   bool already_exists = false;
   json created;
-  auto r = registry_->Create(*res_.replicasets, NamespaceOf(*d), rs,
-                             ControllerWrite());
+  auto r = registry_->Create(*res_.replicasets, NamespaceOf(*d), rs, Write());
   if (r.ok()) {
     created = r->object;
   } else if (r.status().code() == StatusCode::kAlreadyExists) {
@@ -437,7 +430,7 @@ Status DeploymentController::WriteStatus(json* d) {
         }
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   if (!r.ok()) return r.status();
   (*d)["metadata"]["resourceVersion"] =
       (*r)->value()["metadata"]["resourceVersion"];
@@ -463,7 +456,7 @@ Status DeploymentController::WriteReplicaSet(json* rs) {
         obj["metadata"]["annotations"] = annotations;
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   if (!r.ok()) return r.status();
   *rs = CopyWithoutManagedFields(*r);
   return Status::Ok();

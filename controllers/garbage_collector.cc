@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <set>
 
+#include "controllers/controller_write.h"
+
 namespace kmock::controllers {
 
 namespace {
@@ -18,14 +20,7 @@ std::string UidOf(const json& obj) {
 }
 
 registry::WriteOptions CollectorWrite() {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user.name = "system:serviceaccount:kube-system:generic-garbage-collector";
-  wo.user.groups = {"system:serviceaccounts",
-                    "system:serviceaccounts:kube-system",
-                    "system:authenticated"};
-  wo.field_manager = "kube-controller-manager";
-  return wo;
+  return ControllerWrite("generic-garbage-collector");
 }
 
 // The mutation aborts when the object was replaced by one of the same name.

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/json_view.h"
+#include "controllers/controller_write.h"
 
 namespace kmock::controllers {
 
@@ -29,15 +30,8 @@ bool HasSpecFinalizer(const json& ns, const std::string& f) {
   return std::find(fins->begin(), fins->end(), json(f)) != fins->end();
 }
 
-registry::WriteOptions ControllerWrite() {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user.name = "system:serviceaccount:kube-system:namespace-controller";
-  wo.user.groups = {"system:serviceaccounts",
-                    "system:serviceaccounts:kube-system",
-                    "system:authenticated"};
-  wo.field_manager = "kube-controller-manager";
-  return wo;
+registry::WriteOptions Write() {
+  return ControllerWrite("namespace-controller");
 }
 
 // "pods." for core resources, "deployments.apps" otherwise: how a real
@@ -222,7 +216,7 @@ NamespaceContentTally NamespaceController::DeleteContent(
   NamespaceContentTally tally;
   registry::DeleteOptions del;
   del.propagation_policy = "Background";
-  del.user = ControllerWrite().user;
+  del.user = Write().user;
   for (const api::ResourceInfo* res : registry_->catalog().resources()) {
     if (!res->namespaced || !res->HasVerb("list") || !res->HasVerb("delete") ||
         res->from_storage) {
@@ -291,7 +285,7 @@ Status NamespaceController::UpdateConditions(
         status["conditions"] = std::move(conditions);
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
   return Status::Ok();
 }
@@ -314,7 +308,7 @@ Status NamespaceController::Finalize(const std::string& name,
             fins.end());
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
   Log("finalized namespace " + name);
   return Status::Ok();

@@ -4,6 +4,7 @@
 
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
+#include "controllers/controller_write.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/replicaset/status.h"
 #include "registry/selectors.h"
@@ -20,15 +21,8 @@ using apps::UidOf;
 constexpr char kComponent[] = "replicaset-controller";
 constexpr int kSlowStartInitialBatch = 1;
 
-registry::WriteOptions ControllerWrite() {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user.name = "system:serviceaccount:kube-system:replicaset-controller";
-  wo.user.groups = {"system:serviceaccounts",
-                    "system:serviceaccounts:kube-system",
-                    "system:authenticated"};
-  wo.field_manager = "kube-controller-manager";
-  return wo;
+registry::WriteOptions Write() {
+  return ControllerWrite("replicaset-controller");
 }
 
 std::string PodKey(const json& pod) { return KeyOf(pod); }
@@ -280,7 +274,7 @@ Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
         refs.push_back(ref);
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -303,7 +297,7 @@ Status ReplicaSetController::Release(const json& rs, const json& pod) {
         }
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -387,8 +381,7 @@ Status ReplicaSetController::CreatePod(const json& rs) {
               {"kind", "Pod"},
               {"metadata", md},
               {"spec", ObjectAt(tmpl, "spec")}};
-  auto r =
-      registry_->Create(*res_.pods, NamespaceOf(rs), pod, ControllerWrite());
+  auto r = registry_->Create(*res_.pods, NamespaceOf(rs), pod, Write());
   if (!r.ok()) {
     (void)recorder_.Record(
         rs, EventRecord{"Warning", "FailedCreate",
@@ -403,7 +396,7 @@ Status ReplicaSetController::CreatePod(const json& rs) {
 Status ReplicaSetController::DeletePod(const json& rs, const json& pod) {
   registry::DeleteOptions del;
   del.precondition_uid = UidOf(pod);
-  del.user = ControllerWrite().user;
+  del.user = Write().user;
   auto r = registry_->Delete(*res_.pods, NamespaceOf(pod), NameOf(pod), del);
   if (!r.ok()) {
     if (r.status().code() != StatusCode::kNotFound) {
@@ -427,7 +420,7 @@ Status ReplicaSetController::WriteStatus(const json& rs, const json& status) {
         obj["status"] = status;
         return Status::Ok();
       },
-      ControllerWrite());
+      Write());
   return r.ok() ? Status::Ok() : r.status();
 }
 

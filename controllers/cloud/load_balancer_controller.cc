@@ -1,6 +1,7 @@
 #include "controllers/cloud/load_balancer_controller.h"
 
 #include "common/json_view.h"
+#include "controllers/controller_write.h"
 
 namespace kmock::controllers {
 
@@ -96,13 +97,8 @@ Status LoadBalancerController::Sync(const std::string& key) {
     ingress.push_back(
         {{"hostname", LoadBalancerHostname(uid, digits, options_.region)}});
   }
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user = {"system:serviceaccount:kube-system:service-controller",
-             "",
-             {"system:serviceaccounts", "system:serviceaccounts:kube-system",
-              "system:authenticated"}};
-  wo.field_manager = "cloud-controller-manager";
+  const registry::WriteOptions wo =
+      ControllerWrite("service-controller", "cloud-controller-manager");
   auto updated = registry_->GuaranteedUpdate(
       *res_.services, ns, name, "status",
       [&](json& obj) -> Status {

@@ -2,6 +2,7 @@
 
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
+#include "controllers/controller_write.h"
 #include "controllers/endpoints/desired_endpoints.h"
 #include "controllers/replicaset_controller.h"
 
@@ -128,19 +129,6 @@ void EndpointsController::QueueServicesSelecting(const json& pod) {
   }
 }
 
-registry::WriteOptions EndpointsController::Write(
-    const char* service_account) const {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user = {
-      std::string("system:serviceaccount:kube-system:") + service_account,
-      "",
-      {"system:serviceaccounts", "system:serviceaccounts:kube-system",
-       "system:authenticated"}};
-  wo.field_manager = "kube-controller-manager";
-  return wo;
-}
-
 Status EndpointsController::Sync(const std::string& key) {
   for (Informer* inf :
        {services_.get(), endpoints_.get(), slices_.get(), pods_, nodes_}) {
@@ -184,7 +172,7 @@ Status EndpointsController::SyncEndpoints(const json& service,
                   {"annotations", {{kTriggerTimeAnnotation, now}}}}}};
     if (!subsets.empty()) obj["subsets"] = std::move(subsets);
     auto created = registry_->Create(*res_.endpoints, ns, std::move(obj),
-                                     Write("endpoint-controller"));
+                                     ControllerWrite("endpoint-controller"));
     return created.ok() ? Status::Ok() : Routine(created.status());
   }
   const json& live_labels = ObjectAt(ObjectAt(*live, "metadata"), "labels");
@@ -202,7 +190,7 @@ Status EndpointsController::SyncEndpoints(const json& service,
   obj["metadata"]["annotations"][kTriggerTimeAnnotation] = now;
   auto updated =
       registry_->Update(*res_.endpoints, ns, name, "", std::move(obj),
-                        Write("endpoint-controller"));
+                        ControllerWrite("endpoint-controller"));
   return updated.ok() ? Status::Ok() : Routine(updated.status());
 }
 
@@ -221,7 +209,7 @@ Status EndpointsController::SyncSlices(const json& service,
   std::vector<ObjectPtr> live = slices_->ByIndex(kByServiceIndex, key);
   const json labels = SliceLabels(service);
   const std::string now = FormatRfc3339(clock_->Now());
-  const auto write = Write("endpointslice-controller");
+  const auto write = ControllerWrite("endpointslice-controller");
   std::vector<bool> used(live.size(), false);
   std::vector<const endpoints::SliceContent*> unplaced;
   // Slices already right stay as they are.

@@ -59,7 +59,6 @@ class EndpointsController {
   Status SyncEndpoints(const json& service, const std::vector<ObjectPtr>& pods);
   Status SyncSlices(const json& service, const std::vector<ObjectPtr>& pods);
   Status DeleteSlices(const std::string& service_key);
-  registry::WriteOptions Write(const char* service_account) const;
 
   registry::Registry* registry_;
   const Clock* clock_;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/json_view.h"
+#include "controllers/controller_write.h"
 
 namespace kmock::controllers {
 
@@ -18,13 +19,6 @@ bool Terminating(const json& ns) {
 
 std::string NamespaceOf(const json& obj) {
   return ObjectAt(obj, "metadata").value("namespace", "");
-}
-
-api::UserInfo ControllerUser(const std::string& service_account) {
-  return {"system:serviceaccount:kube-system:" + service_account,
-          "",
-          {"system:serviceaccounts", "system:serviceaccounts:kube-system",
-           "system:authenticated"}};
 }
 
 constexpr char kRootCaDescription[] =
@@ -82,11 +76,7 @@ void NamespacePublisher::Stop() {
 }
 
 registry::WriteOptions NamespacePublisher::Write() const {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user = published_.user;
-  wo.field_manager = "kube-controller-manager";
-  return wo;
+  return ControllerWrite(published_.account);
 }
 
 Status NamespacePublisher::Sync(const std::string& ns) {
@@ -132,7 +122,7 @@ PublishedObject DefaultServiceAccount(
   p.resource = serviceaccounts;
   p.name = "default";
   p.controller = "serviceaccount";
-  p.user = ControllerUser("service-account-controller");
+  p.account = "service-account-controller";
   p.make = [](const std::string&) {
     return json{{"apiVersion", "v1"},
                 {"kind", "ServiceAccount"},
@@ -147,7 +137,7 @@ PublishedObject RootCaConfigMap(const api::ResourceInfo* configmaps,
   p.resource = configmaps;
   p.name = "kube-root-ca.crt";
   p.controller = "root-ca-cert-publisher";
-  p.user = ControllerUser("root-ca-cert-publisher");
+  p.account = "root-ca-cert-publisher";
   p.make = [ca_pem](const std::string&) {
     return json{{"apiVersion", "v1"},
                 {"kind", "ConfigMap"},

@@ -32,8 +32,8 @@ struct PublishedObject {
   std::string name;
   // The controller's name, for logs ("serviceaccount", "root-ca-cert").
   std::string controller;
-  // The identity its writes carry (field manager "kube-controller-manager").
-  api::UserInfo user;
+  // The service account of kube-system its writes are made as.
+  std::string account;
   // The object for a namespace (apiVersion, kind, metadata.name set).
   std::function<nlohmann::json(const std::string& ns)> make;
   // Optional: the live object updated to hold what `make` gives, or
