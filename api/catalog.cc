@@ -2,16 +2,39 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "api/resource.h"
 
 namespace kmock::api {
 
+namespace {
+
+using KeyViews =
+    std::tuple<std::string_view, std::string_view, std::string_view>;
+
+// Orders (group, version, name) keys as views, so that a lookup with
+// string_views builds no strings (comparing tuples of different element
+// types does not compile everywhere).
+struct KeyLess {
+  using is_transparent = void;
+  template <typename T>
+  static KeyViews Views(const T& t) {
+    return {std::get<0>(t), std::get<1>(t), std::get<2>(t)};
+  }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return Views(a) < Views(b);
+  }
+};
+
+}  // namespace
+
 struct Catalog::State {
   CatalogView::Items all;
   std::map<std::tuple<std::string, std::string, std::string>,
-           const ResourceInfo*, std::less<>>
+           const ResourceInfo*, KeyLess>
       by_plural, by_kind;
 };
 
