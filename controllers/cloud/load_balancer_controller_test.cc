@@ -8,7 +8,7 @@
 #include <functional>
 #include <thread>
 
-#include "registry/test_registry.h"
+#include "controllers/tests/controller_fixture.h"
 
 namespace kmock::controllers {
 namespace {
@@ -23,26 +23,17 @@ TEST(LoadBalancerHostname, FollowsTheClassicElbForm) {
             "amazonaws.com");
 }
 
-class LoadBalancerControllerTest : public ::testing::Test {
+class LoadBalancerControllerTest : public testing::ControllerFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ =
-        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
-    auto res = CoreResources::Lookup(registry_->catalog());
-    ASSERT_TRUE(res.ok());
-    res_ = *res;
-    ASSERT_TRUE(
-        registry::testing::CreateNamespace(registry_.get(), "default").ok());
+    ControllerFixture::SetUp();
     ctl_ = std::make_unique<LoadBalancerController>(registry_.get(), &clock_,
                                                     &rng_, res_);
     ctl_->Start();
   }
   void TearDown() override {
     ctl_->Stop();
-    registry_.reset();
-    if (storage_) storage_->Close();
+    ControllerFixture::TearDown();
   }
 
   void CreateService(const std::string& name, const std::string& type) {
@@ -56,20 +47,6 @@ class LoadBalancerControllerTest : public ::testing::Test {
     if (!r.ok()) return json();
     return (*r)["status"]["loadBalancer"].value("ingress", json::array());
   }
-  bool Eventually(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    return pred();
-  }
-
-  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
-  Rng rng_{42};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<registry::Registry> registry_;
-  CoreResources res_;
   std::unique_ptr<LoadBalancerController> ctl_;
 };
 

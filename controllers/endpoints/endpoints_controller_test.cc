@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "controllers/replicaset_controller.h"
-#include "registry/test_registry.h"
+#include "controllers/tests/controller_fixture.h"
 
 namespace kmock::controllers {
 namespace {
@@ -19,18 +19,10 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-class EndpointsControllerTest : public ::testing::Test {
+class EndpointsControllerTest : public testing::ControllerFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ =
-        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
-    auto res = CoreResources::Lookup(registry_->catalog());
-    ASSERT_TRUE(res.ok()) << res.status().ToString();
-    res_ = *res;
-    ASSERT_TRUE(
-        registry::testing::CreateNamespace(registry_.get(), "default").ok());
+    ControllerFixture::SetUp();
     pods_ = std::make_unique<Informer>(registry_.get(), res_.pods);
     pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
     nodes_ = std::make_unique<Informer>(registry_.get(), res_.nodes);
@@ -44,8 +36,7 @@ class EndpointsControllerTest : public ::testing::Test {
     ctl_->Stop();
     pods_->Stop();
     nodes_->Stop();
-    registry_.reset();
-    if (storage_) storage_->Close();
+    ControllerFixture::TearDown();
   }
 
   void CreatePod(const std::string& name, const std::string& ip, bool ready) {
@@ -97,20 +88,6 @@ class EndpointsControllerTest : public ::testing::Test {
     return r.ok() ? (*r)["items"] : json::array();
   }
 
-  bool Eventually(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    return pred();
-  }
-
-  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
-  Rng rng_{42};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<registry::Registry> registry_;
-  CoreResources res_;
   std::unique_ptr<Informer> pods_;
   std::unique_ptr<Informer> nodes_;
   std::unique_ptr<EndpointsController> ctl_;

@@ -9,8 +9,7 @@
 #include <functional>
 #include <thread>
 
-#include "controllers/resources_lookup.h"
-#include "registry/test_registry.h"
+#include "controllers/tests/controller_fixture.h"
 
 namespace kmock::controllers {
 namespace {
@@ -21,26 +20,17 @@ using std::chrono::milliseconds;
 constexpr char kCa[] =
     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
-class NamespacePublisherTest : public ::testing::Test {
+class NamespacePublisherTest : public testing::ControllerFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ =
-        std::make_unique<registry::Registry>(storage_.get(), &clock_, &rng_);
-    auto res = CoreResources::Lookup(registry_->catalog());
-    ASSERT_TRUE(res.ok()) << res.status().ToString();
-    res_ = *res;
+    ControllerFixture::SetUp();
     ASSERT_NE(res_.serviceaccounts, nullptr);
     ASSERT_NE(res_.configmaps, nullptr);
-    ASSERT_TRUE(
-        registry::testing::CreateNamespace(registry_.get(), "default").ok());
   }
   void TearDown() override {
     for (auto& p : publishers_) p->Stop();
     publishers_.clear();
-    registry_.reset();
-    if (storage_) storage_->Close();
+    ControllerFixture::TearDown();
   }
 
   void Start(PublishedObject published) {
@@ -55,29 +45,6 @@ class NamespacePublisherTest : public ::testing::Test {
     return r.ok() ? *r : json();
   }
 
-  bool Eventually(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(milliseconds(5));
-    }
-    return pred();
-  }
-
-  bool Stays(const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + milliseconds(300);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (!pred()) return false;
-      std::this_thread::sleep_for(milliseconds(10));
-    }
-    return pred();
-  }
-
-  FakeClock clock_{std::chrono::system_clock::from_time_t(1735725600)};
-  Rng rng_{42};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<registry::Registry> registry_;
-  CoreResources res_;
   std::vector<std::unique_ptr<NamespacePublisher>> publishers_;
 };
 
