@@ -26,13 +26,28 @@ std::string Str(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The kinds a token may be bound to, as they are named in its claims.
+struct BoundKind {
+  const char* kind;
+  const char* claim;
+};
+constexpr BoundKind kBoundKinds[] = {
+    {"Pod", "pod"}, {"Secret", "secret"}, {"Node", "node"}};
+
+// The v1 resource of a kind a token may be bound to; null for other kinds.
 const api::ResourceInfo* BoundResource(const registry::Registry& registry,
                                        const std::string& kind) {
-  const char* plural = kind == "Pod"      ? "pods"
-                       : kind == "Secret" ? "secrets"
-                       : kind == "Node"   ? "nodes"
-                                          : nullptr;
-  return plural ? registry.catalog().Find("", "v1", plural) : nullptr;
+  for (const BoundKind& b : kBoundKinds) {
+    if (kind == b.kind) return registry.catalog().FindByKind("", "v1", kind);
+  }
+  return nullptr;
+}
+
+const char* ClaimOf(const std::string& kind) {
+  for (const BoundKind& b : kBoundKinds) {
+    if (kind == b.kind) return b.claim;
+  }
+  return "";
 }
 
 Status Unauthorized(const std::string& why) {
@@ -113,9 +128,8 @@ Result<json> ServiceAccountTokens::Issue(const std::string& ns,
                         ") does not match the UID in record. The object "
                         "might have been deleted and then recreated");
     }
-    std::string lower = bound_kind;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    claims_k8s[lower] = {{"name", Str(bound, "name")}, {"uid", uid}};
+    claims_k8s[ClaimOf(bound_kind)] = {{"name", Str(bound, "name")},
+                                       {"uid", uid}};
   }
   const TimePoint now = clock_->Now();
   const int64_t iat = UnixSeconds(now);
@@ -186,18 +200,17 @@ Result<registry::UserInfo> ServiceAccountTokens::Authenticate(
     return Unauthorized("service account " + ns + "/" + name +
                         " has been deleted");
   }
-  for (const char* kind : {"Pod", "Secret", "Node"}) {
-    std::string lower = kind;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    const json& ref = ObjectAt(k8s, lower.c_str());
+  for (const BoundKind& bound : kBoundKinds) {
+    const json& ref = ObjectAt(k8s, bound.claim);
     if (!ref.is_object() || ref.empty()) continue;
-    const api::ResourceInfo* res = BoundResource(*registry_, kind);
+    const api::ResourceInfo* res = BoundResource(*registry_, bound.kind);
     auto object =
         registry_->Get(*res, res->namespaced ? ns : "", Str(ref, "name"));
     if (!object.ok() ||
         Str(ObjectAt(*object, "metadata"), "uid") != Str(ref, "uid") ||
         ObjectAt(*object, "metadata").contains("deletionTimestamp")) {
-      return Unauthorized("the token's bound " + lower + " is gone");
+      return Unauthorized("the token's bound " + std::string(bound.claim) +
+                          " is gone");
     }
   }
   if (token_audiences != nullptr) *token_audiences = shared;
