@@ -83,11 +83,17 @@ EndpointsController::EndpointsController(registry::Registry* registry,
        [queue_object](const json&, const json& obj) { queue_object(obj); },
        queue_object});
   endpoints_->AddHandlers({nullptr, nullptr, queue_object});
-  slices_->AddHandlers({nullptr, nullptr, [this](const json& slice) {
-                          for (const std::string& key :
-                               SliceServiceIndex(slice))
-                            queue_.Add(key);
-                        }});
+  // Any change to a managed slice (ours arriving in the cache included)
+  // brings its Service back: a sync that found the cache behind its own
+  // writes, or someone else's edit, is settled then.
+  auto queue_service = [this](const json& slice) {
+    for (const std::string& key : SliceServiceIndex(slice)) queue_.Add(key);
+  };
+  slices_->AddHandlers({queue_service,
+                        [queue_service](const json&, const json& slice) {
+                          queue_service(slice);
+                        },
+                        queue_service});
   pods_->AddHandlers(
       {[this](const json& pod) { QueueServicesSelecting(pod); },
        [this](const json& old_pod, const json& pod) {
@@ -141,6 +147,7 @@ Status EndpointsController::Sync(const std::string& key) {
   SplitKey(key, &ns, &name);
   ObjectPtr service = services_->Get(key);
   if (service == nullptr) {
+    tracker_.Forget(key);
     if (endpoints_->Get(key) == nullptr) return Status::Ok();
     auto deleted = registry_->Delete(*res_.endpoints, ns, name, {});
     return deleted.ok() ? Status::Ok() : Routine(deleted.status());
@@ -207,6 +214,12 @@ Status EndpointsController::SyncSlices(const json& service,
   std::vector<endpoints::SliceContent> wanted = endpoints::DesiredSlices(
       service, pods, zone_of, options_.max_endpoints_per_slice);
   std::vector<ObjectPtr> live = slices_->ByIndex(kByServiceIndex, key);
+  if (tracker_.Stale(key, live)) {
+    return Status(StatusCode::kServiceUnavailable,
+                  "the EndpointSlice cache is behind this controller's "
+                  "writes for " +
+                      key);
+  }
   const json labels = SliceLabels(service);
   const std::string now = FormatRfc3339(clock_->Now());
   const auto write = ControllerWrite("endpointslice-controller");
@@ -257,13 +270,21 @@ Status EndpointsController::SyncSlices(const json& service,
                                            std::move(obj), write)
                        : registry_->Create(*res_.endpointslices, ns,
                                            std::move(obj), write);
-    if (!written.ok()) note(written.status());
+    if (written.ok()) {
+      tracker_.Wrote(key, written->object);
+    } else {
+      note(written.status());
+    }
   }
   for (size_t i = 0; i < live.size(); ++i) {
     if (used[i]) continue;
-    auto deleted =
-        registry_->Delete(*res_.endpointslices, ns, apps::NameOf(*live[i]), {});
-    if (!deleted.ok()) note(deleted.status());
+    const std::string name = apps::NameOf(*live[i]);
+    auto deleted = registry_->Delete(*res_.endpointslices, ns, name, {});
+    if (deleted.ok()) {
+      tracker_.Deleted(key, name);
+    } else {
+      note(deleted.status());
+    }
   }
   return result;
 }
@@ -273,9 +294,13 @@ Status EndpointsController::DeleteSlices(const std::string& key) {
   SplitKey(key, &ns, &name);
   Status result = Status::Ok();
   for (const ObjectPtr& slice : slices_->ByIndex(kByServiceIndex, key)) {
-    auto deleted =
-        registry_->Delete(*res_.endpointslices, ns, apps::NameOf(*slice), {});
-    if (!deleted.ok() && result.ok()) result = Routine(deleted.status());
+    const std::string slice_name = apps::NameOf(*slice);
+    auto deleted = registry_->Delete(*res_.endpointslices, ns, slice_name, {});
+    if (deleted.ok()) {
+      tracker_.Deleted(key, slice_name);
+    } else if (result.ok()) {
+      result = Routine(deleted.status());
+    }
   }
   return result;
 }

@@ -10,7 +10,9 @@
 //
 // Triggers: a Service added, changed or deleted; a pod added, changed or
 // deleted whose old or new labels a Service of its namespace selects; an
-// Endpoints or managed slice deleted. A sync writes only what differs.
+// Endpoints deleted; a managed slice added, changed or deleted. A sync
+// writes only what differs, and waits (requeued) while the slice cache is
+// behind the controller's own writes (slice_tracker.h).
 //
 // Thread safety: construct before the shared pod and node informers start;
 // Start/Stop from one thread (Stop is idempotent and runs on destruction);
@@ -22,6 +24,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "controllers/endpoints/slice_tracker.h"
 #include "controllers/informer.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/work_queue.h"
@@ -70,6 +73,7 @@ class EndpointsController {
   std::unique_ptr<Informer> services_;
   std::unique_ptr<Informer> endpoints_;
   std::unique_ptr<Informer> slices_;
+  endpoints::SliceTracker tracker_;
   std::unique_ptr<WorkerPool> workers_;
   bool started_ = false;
   bool stopped_ = false;
