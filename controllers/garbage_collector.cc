@@ -87,13 +87,19 @@ void GarbageCollector::Start() {
   if (started_) return;
   started_ = true;
   registry_->set_garbage_collection(true);
-  for (auto& inf : own_informers_) inf->Start();
   // As upstream's collector, the workers wait for the caches (the graph
-  // must know every owner first); the wait runs beside the rest of
-  // start-up instead of holding it up while an informer per resource lists.
+  // must know every owner first). The informers start one after another
+  // on a thread of their own, beside the rest of start-up: started all at
+  // once, some sixty threads listing together held up the cluster's own
+  // start by tens of milliseconds on two cores.
   starter_ = std::thread([this] {
     const auto deadline =
         std::chrono::steady_clock::now() + options_.sync_timeout;
+    for (auto& inf : own_informers_) {
+      if (stopping_.load()) return;
+      inf->Start();
+      inf->WaitForSync(std::chrono::milliseconds(20));
+    }
     for (Informer* inf : informers_) {
       while (!inf->WaitForSync(std::chrono::milliseconds(20))) {
         if (stopping_.load()) return;
