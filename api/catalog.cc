@@ -41,8 +41,8 @@ struct Catalog::State {
 const Strategy* ResourceInfo::UpdateStrategyFor(std::string_view sub) const {
   if (sub.empty()) return strategy;
   if (sub == "status") return status_strategy;
-  if (sub == "finalize") return finalize_strategy;
-  return nullptr;
+  auto it = subresource_strategies.find(sub);
+  return it == subresource_strategies.end() ? nullptr : it->second;
 }
 
 bool ResourceInfo::HasVerb(std::string_view verb) const {

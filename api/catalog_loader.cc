@@ -132,13 +132,26 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
       r->status_strategy = status.get();
     }
   }
-  if (r->FindSubresource("finalize") != nullptr) {
-    if (code == nullptr || code->finalize_strategy == nullptr) {
-      return Bad(e, "a finalize subresource needs kind code");
+  for (const Subresource& sub : r->subresources) {
+    // Subresources written as the kind itself, besides status, behave as
+    // only the kind's code says.
+    if (sub.name == "status" || sub.kind != r->kind ||
+        std::find(sub.verbs.begin(), sub.verbs.end(), "update") ==
+            sub.verbs.end()) {
+      continue;
     }
-    r->finalize_strategy = code->finalize_strategy;
+    const Strategy* strategy = nullptr;
+    if (code != nullptr) {
+      auto it = code->subresource_strategies.find(sub.name);
+      if (it != code->subresource_strategies.end()) strategy = it->second;
+    }
+    if (strategy == nullptr) {
+      return Bad(e, "the " + sub.name + " subresource needs kind code");
+    }
+    r->subresource_strategies[sub.name] = strategy;
   }
   if (code != nullptr) {
+    r->record_requester = code->record_requester;
     r->virtual_create = code->virtual_create;
     r->make_allocator = code->make_allocator;
     r->from_storage = code->from_storage;

@@ -85,6 +85,8 @@ void GenericStrategy::PrepareForUpdate(json& obj, const json& old) const {
       obj.erase("status");
     }
   }
+  if (code_ != nullptr && code_->prepare_update)
+    code_->prepare_update(obj, old);
   if (keeps_generation_) BumpGenerationOnSpecChange(obj, old);
 }
 

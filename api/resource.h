@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -192,11 +193,16 @@ struct ResourceInfo {
 
   const Strategy* strategy = nullptr;
   const Strategy* status_strategy = nullptr;  // set iff "status" subresource
-  const Strategy* finalize_strategy =
-      nullptr;  // set iff "finalize" subresource
+  // The strategies of the other subresources written as the kind itself
+  // ("finalize" of namespaces, "approval" of signing requests), by name.
+  std::map<std::string, const Strategy*, std::less<>> subresource_strategies;
   // Strategies made for this resource alone (the generic ones), which the
   // pointers above may point into.
   std::vector<std::shared_ptr<const Strategy>> owned_strategies;
+
+  // Records who asks on create, where the kind keeps it (a signing
+  // request's spec.username, uid and groups). Null: nothing to record.
+  std::function<void(json& obj, const UserInfo& user)> record_requester;
 
   // Kinds that are computed, never stored (SelfSubjectAccessReview,
   // SelfSubjectReview): create answers with what this returns (the request
@@ -224,8 +230,9 @@ struct ResourceInfo {
     return group.empty() ? plural : plural + "." + group;
   }
   bool HasVerb(std::string_view verb) const;
-  // The strategy of an update of the resource ("") or of its status or
-  // finalize subresource; null if the resource has no such subresource.
+  // The strategy of an update of the resource ("") or of one of its
+  // subresources written as the kind itself (status, finalize, approval);
+  // null if the resource has no such subresource.
   const Strategy* UpdateStrategyFor(std::string_view subresource) const;
   const Subresource* FindSubresource(std::string_view name) const;
 };

@@ -41,6 +41,12 @@ std::string IpToText(const std::string& bytes) {
   return buf;
 }
 
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
 std::string Lower(std::string s) {
   for (char& c : s)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -102,6 +108,11 @@ Status SetValidity(X509* cert, TimePoint not_before, TimePoint not_after) {
 }
 
 Status SetSubject(X509* cert, const CertSpec& spec) {
+  if (spec.subject != nullptr) {
+    if (X509_set_subject_name(cert, spec.subject) != 1)
+      return InternalError("copying the subject: " + OpenSslErrors());
+    return Status::Ok();
+  }
   X509_NAME* name = X509_get_subject_name(cert);
   auto add = [&](const char* field, const std::string& value) {
     return X509_NAME_add_entry_by_txt(
@@ -188,7 +199,7 @@ Result<std::vector<std::string>> CanonicalSans(
 Result<UniqueX509> IssueCertificate(const CertSpec& spec, EVP_PKEY* subject_key,
                                     X509* issuer_cert, EVP_PKEY* issuer_key,
                                     Rng& rng) {
-  if (spec.common_name.empty())
+  if (spec.common_name.empty() && spec.subject == nullptr)
     return BadRequestError("a certificate needs a common name");
   if (spec.not_after <= spec.not_before)
     return BadRequestError("empty validity period");
@@ -222,15 +233,27 @@ Result<UniqueX509> IssueCertificate(const CertSpec& spec, EVP_PKEY* subject_key,
                        "critical,digitalSignature,keyCertSign,cRLSign"));
       break;
     case CertRole::kServer:
-    case CertRole::kClient:
+    case CertRole::kClient: {
       KMOCK_RETURN_IF_ERROR(AddExtension(
           cert.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE"));
-      KMOCK_RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_key_usage,
-                                         "critical,digitalSignature"));
-      KMOCK_RETURN_IF_ERROR(AddExtension(
-          cert.get(), &ctx, NID_ext_key_usage,
-          spec.role == CertRole::kServer ? "serverAuth" : "clientAuth"));
+      const bool asked =
+          !spec.key_usages.empty() || !spec.extended_key_usages.empty();
+      const std::string key_usage =
+          asked ? Joined(spec.key_usages) : "digitalSignature";
+      const std::string ext_key_usage =
+          asked
+              ? Joined(spec.extended_key_usages)
+              : (spec.role == CertRole::kServer ? "serverAuth" : "clientAuth");
+      if (!key_usage.empty()) {
+        KMOCK_RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_key_usage,
+                                           ("critical," + key_usage).c_str()));
+      }
+      if (!ext_key_usage.empty()) {
+        KMOCK_RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_ext_key_usage,
+                                           ext_key_usage.c_str()));
+      }
       break;
+    }
   }
   KMOCK_RETURN_IF_ERROR(
       AddExtension(cert.get(), &ctx, NID_subject_key_identifier, "hash"));

@@ -33,11 +33,21 @@ struct CertSpec {
   std::vector<std::string> ip_addresses;
   TimePoint not_before;
   TimePoint not_after;
+  // For a leaf (kServer, kClient) issued as a signing request asked: the
+  // keyUsage and extendedKeyUsage names as OpenSSL spells them
+  // ("digitalSignature", "clientAuth"). Either non-empty replaces the
+  // role's usages; an empty list then leaves its extension out.
+  std::vector<std::string> key_usages;
+  std::vector<std::string> extended_key_usages;
+  // When set, the subject is a copy of this name (a signing request's, in
+  // full) and common_name and organizations are not used.
+  const X509_NAME* subject = nullptr;
 };
 
 // Signs a certificate for `subject_key` described by `spec`. With a null
 // `issuer_cert` the certificate is self-signed by `issuer_key` (which must
 // then be `subject_key`). The serial number is 127 random bits from `rng`.
+// A certificate needs a common name unless `spec.subject` is set.
 Result<UniqueX509> IssueCertificate(const CertSpec& spec, EVP_PKEY* subject_key,
                                     X509* issuer_cert, EVP_PKEY* issuer_key,
                                     Rng& rng);

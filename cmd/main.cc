@@ -176,6 +176,7 @@ int Serve(const cmd::ServeOptions& o) {
   controllers::ControllerManagerOptions cmo;
   cmo.version = "v" + o.kubernetes_version;
   cmo.root_ca_pem = pki->ca_cert_pem;
+  cmo.ca_key_pem = pki->ca_key_pem;
   controllers::ControllerManager manager(&registry, &clock, &rng,
                                          std::move(cluster), cmo);
 

@@ -158,11 +158,23 @@ Status ControllerManager::Start() {
         registry_, clock_, rng_, res_, lbo);
     load_balancer_controller_->Start();
   }
+  if (!options_.ca_key_pem.empty() && !options_.root_ca_pem.empty() &&
+      res_.certificatesigningrequests != nullptr) {
+    CsrSigningOptions cso;
+    cso.ca_cert_pem = options_.root_ca_pem;
+    cso.ca_key_pem = options_.ca_key_pem;
+    KMOCK_ASSIGN_OR_RETURN(
+        csr_signing_controller_,
+        CsrSigningController::Create(registry_, clock_, rng_,
+                                     res_.certificatesigningrequests, cso));
+    csr_signing_controller_->Start();
+  }
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  if (csr_signing_controller_) csr_signing_controller_->Stop();
   for (auto& publisher : publishers_) publisher->Stop();
   if (load_balancer_controller_) load_balancer_controller_->Stop();
   if (endpoints_controller_) endpoints_controller_->Stop();

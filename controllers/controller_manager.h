@@ -5,7 +5,7 @@
 // heartbeats, the API server's own default/kubernetes Service loop, the
 // publishers of each namespace's default ServiceAccount and root CA
 // ConfigMap, the endpoints controller, the cloud's load-balancer
-// controller and,
+// controller, the CSR signer and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "common/rng.h"
 #include "controllers/bootstrap.h"
+#include "controllers/certificates/csr_signing_controller.h"
 #include "controllers/cloud/load_balancer_controller.h"
 #include "controllers/cluster.h"
 #include "controllers/deployment_controller.h"
@@ -74,6 +75,9 @@ struct ControllerManagerOptions {
   // The cluster CA (PEM) the root CA publisher puts in every namespace's
   // ConfigMap kube-root-ca.crt; empty: not published.
   std::string root_ca_pem;
+  // The CA's private key (PEM), with which the CSR signing controller
+  // issues approved requests' certificates; empty: nothing is signed.
+  std::string ca_key_pem;
 };
 
 class ControllerManager {
@@ -132,6 +136,7 @@ class ControllerManager {
   std::vector<std::unique_ptr<NamespacePublisher>> publishers_;
   std::unique_ptr<EndpointsController> endpoints_controller_;
   std::unique_ptr<LoadBalancerController> load_balancer_controller_;
+  std::unique_ptr<CsrSigningController> csr_signing_controller_;
   bool started_ = false;
 };
 

@@ -31,6 +31,8 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.endpoints = cat.Find("", "v1", "endpoints");
   r.endpointslices = cat.Find("discovery.k8s.io", "v1", "endpointslices");
   r.priorityclasses = cat.Find("scheduling.k8s.io", "v1", "priorityclasses");
+  r.certificatesigningrequests =
+      cat.Find("certificates.k8s.io", "v1", "certificatesigningrequests");
   return r;
 }
 

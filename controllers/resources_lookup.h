@@ -31,6 +31,7 @@ struct CoreResources {
   // scheduling.k8s.io/v1; null while not served (the system classes are
   // then not made).
   const api::ResourceInfo* priorityclasses = nullptr;
+  const api::ResourceInfo* certificatesigningrequests = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup(const api::Catalog& catalog);

@@ -239,6 +239,9 @@ std::vector<Path> DefaultResetFields(std::string_view subresource,
                                      bool has_status_subresource) {
   if (!has_status_subresource) return {};
   if (subresource == "status") return {{"f:spec"}};
+  // A signing request's approval: only its Approved and Denied conditions.
+  if (subresource == "approval")
+    return {{"f:spec"}, {"f:status", "f:certificate"}};
   if (subresource.empty()) return {{"f:status"}};
   return {};
 }

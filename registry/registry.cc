@@ -149,6 +149,7 @@ Registry::Registry(store::Storage* storage, const Clock* clock, Rng* rng,
       clock_(clock),
       rng_(rng),
       served_cache_(served_cache_bytes) {
+  admission_ = BuiltinAdmissionPlugins();
   if (const api::ResourceInfo* nsres = catalog_->Find("", "v1", "namespaces")) {
     namespace_states_ =
         std::make_unique<NamespaceStates>(storage, nsres->key_prefix);
@@ -380,6 +381,16 @@ Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
   return fieldmanager::Apply(live, config, ao, schema, root);
 }
 
+Status Registry::AdmitCreate(const api::ResourceInfo& res, std::string_view ns,
+                             json& obj, const WriteOptions& opts) {
+  for (const auto& plugin : admission_) {
+    if (!plugin->Handles(res)) continue;
+    AdmissionRequest req{&res, ns, &opts.user, opts.dry_run};
+    KMOCK_RETURN_IF_ERROR(plugin->AdmitCreate(*this, req, obj));
+  }
+  return Status::Ok();
+}
+
 Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
                                            std::string_view ns, json obj,
                                            const WriteOptions& opts,
@@ -415,7 +426,9 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
         obj, TrackFields(res, "", json(nullptr), std::move(obj), opts));
   }
   res.strategy->PrepareForCreate(obj);
+  if (res.record_requester) res.record_requester(obj, opts.user);
   res.strategy->Default(obj);
+  KMOCK_RETURN_IF_ERROR(AdmitCreate(res, ns, obj, opts));
 
   for (int attempt = 0;; ++attempt) {
     if (generated) {
@@ -483,10 +496,11 @@ Result<WriteResult> Registry::UpdateExisting(
   api::FieldErrors errs;
   api::ValidateObjectMetaUpdate(Meta(obj), Meta(old), &errs);
   api::ValidateObjectMeta(Meta(obj), res.namespaced, res.name_rule, &errs);
-  // A status write changes only the status and metadata, both checked
-  // here; the rest is the stored object's, valid when it was stored. As
-  // in kube-apiserver, whose status strategies validate the status alone.
-  if (subresource != "status") res.strategy->Validate(obj, &errs);
+  // A subresource write (status, finalize, approval) changes only what
+  // its strategy lets through, which that strategy checks; the rest is the
+  // stored object's, valid when it was stored. As in kube-apiserver, whose
+  // status strategies validate the status alone.
+  if (subresource.empty()) res.strategy->Validate(obj, &errs);
   strategy->ValidateUpdate(obj, old, &errs);
   if (!errs.empty())
     return errs.ToStatus(res.kind, res.group, res.plural, name);

@@ -35,6 +35,7 @@
 #include "common/rng.h"
 #include "common/status.h"
 #include "fieldmanager/field_manager.h"
+#include "registry/admission/admission_plugin.h"
 #include "registry/list_json.h"
 #include "registry/list_served.h"
 #include "registry/namespace_states.h"
@@ -263,6 +264,8 @@ class Registry {
  private:
   std::unique_ptr<api::Catalog> owned_catalog_;
   api::Catalog* catalog_;
+  // The admission plugins run on create (admission/admission_plugin.h).
+  std::vector<std::shared_ptr<const AdmissionPlugin>> admission_;
   // The shared tail of Update, Patch and GuaranteedUpdate: strategy,
   // defaulting, validation and the compare-and-swap write of obj over the
   // stored object `old` read at revision cur_revision.
@@ -309,6 +312,9 @@ class Registry {
   // The kind's allocator, made and seeded from the store on first use;
   // null for kinds that allocate nothing.
   Result<api::ResourceAllocator*> AllocatorFor(const api::ResourceInfo& res);
+  // The admission plugins that handle `res`, run on a create's object.
+  Status AdmitCreate(const api::ResourceInfo& res, std::string_view ns,
+                     json& obj, const WriteOptions& opts);
   // Create-time admission: the namespace exists and is not terminating.
   Status AdmitNamespace(const api::ResourceInfo& res, std::string_view ns,
                         const std::string& name);

@@ -69,8 +69,16 @@ class ApiServerLimitsTest : public ::testing::Test {
     auto now = std::chrono::system_clock::now();
     ca_key_ = std::move(certs::GenerateEcKey()).value();
     server_key_ = std::move(certs::GenerateEcKey()).value();
-    certs::CertSpec ca{
-        certs::CertRole::kCa, "test-ca", {}, {}, {}, now - 1h, now + 24h};
+    certs::CertSpec ca{certs::CertRole::kCa,
+                       "test-ca",
+                       {},
+                       {},
+                       {},
+                       now - 1h,
+                       now + 24h,
+                       {},
+                       {},
+                       nullptr};
     ca_ = std::move(certs::IssueCertificate(ca, ca_key_.get(), nullptr,
                                             ca_key_.get(), rng_))
               .value();
@@ -80,7 +88,10 @@ class ApiServerLimitsTest : public ::testing::Test {
                        {"localhost"},
                        {"127.0.0.1"},
                        now - 1h,
-                       now + 24h};
+                       now + 24h,
+                       {},
+                       {},
+                       nullptr};
     auto cert =
         std::move(certs::IssueCertificate(sv, server_key_.get(), ca_.get(),
                                           ca_key_.get(), rng_))

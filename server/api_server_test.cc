@@ -47,7 +47,10 @@ Pki MakePki(Rng& rng) {
                      {},
                      {},
                      now - std::chrono::hours(1),
-                     now + std::chrono::hours(24)};
+                     now + std::chrono::hours(24),
+                     {},
+                     {},
+                     nullptr};
   p.ca = std::move(certs::IssueCertificate(ca, p.ca_key.get(), nullptr,
                                            p.ca_key.get(), rng))
              .value();
@@ -57,7 +60,10 @@ Pki MakePki(Rng& rng) {
                          {"localhost"},
                          {"127.0.0.1"},
                          now - std::chrono::hours(1),
-                         now + std::chrono::hours(24)};
+                         now + std::chrono::hours(24),
+                         {},
+                         {},
+                         nullptr};
   p.server = std::move(certs::IssueCertificate(server, p.server_key.get(),
                                                p.ca.get(), p.ca_key.get(), rng))
                  .value();
@@ -67,7 +73,10 @@ Pki MakePki(Rng& rng) {
                          {},
                          {},
                          now - std::chrono::hours(1),
-                         now + std::chrono::hours(24)};
+                         now + std::chrono::hours(24),
+                         {},
+                         {},
+                         nullptr};
   p.client = std::move(certs::IssueCertificate(client, p.client_key.get(),
                                                p.ca.get(), p.ca_key.get(), rng))
                  .value();

@@ -8,6 +8,7 @@
 #include "api/kinds/batch_checks.h"
 #include "api/kinds/claim_ingress_checks.h"
 #include "api/kinds/config_checks.h"
+#include "api/kinds/csr.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
 #include "api/kinds/hpa.h"
@@ -40,7 +41,7 @@ std::map<std::string, KindCode, std::less<>> Build() {
     KindCode& c = t["namespace"];
     c.strategy = kinds::NamespaceStrategy();
     c.status_strategy = kinds::NamespaceStatusStrategy();
-    c.finalize_strategy = kinds::NamespaceFinalizeStrategy();
+    c.subresource_strategies["finalize"] = kinds::NamespaceFinalizeStrategy();
     c.selectable_fields = kinds::NamespaceSelectableFields();
   }
   {
@@ -113,6 +114,16 @@ std::map<std::string, KindCode, std::less<>> Build() {
     KindCode& c = t["clusterRoleBinding"];
     c.validate = kinds::ValidateClusterRoleBinding;
     c.validate_update = kinds::ValidateClusterRoleBindingUpdate;
+  }
+  {
+    KindCode& c = t["certificateSigningRequest"];
+    c.validate = kinds::ValidateCertificateSigningRequest;
+    c.validate_update = kinds::ValidateCertificateSigningRequestUpdate;
+    c.prepare_update = kinds::KeepCertificateSigningRequestSpec;
+    c.record_requester = kinds::RecordCertificateSigningRequester;
+    c.status_strategy = kinds::CertificateSigningRequestStatusStrategy();
+    c.subresource_strategies["approval"] =
+        kinds::CertificateSigningRequestApprovalStrategy();
   }
   t["persistentVolumeClaim"].validate = kinds::ValidatePersistentVolumeClaim;
   t["ingress"].validate = kinds::ValidateIngress;

@@ -10,6 +10,7 @@
 #define KMOCK_API_KINDS_KIND_CODE_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,15 @@ struct KindCode {
   std::function<void(const json& obj, const json& old, FieldErrors* errs)>
       validate_update;
   std::function<void(json& obj)> normalize;
+  // After the generic update preparation: what else the stored object keeps
+  // (a signing request's spec).
+  std::function<void(json& obj, const json& old)> prepare_update;
   const Strategy* status_strategy = nullptr;  // default: generic status
-  const Strategy* finalize_strategy = nullptr;
+  // The strategies of subresources written as the kind itself besides
+  // status ("finalize", "approval"); each such subresource needs one.
+  std::map<std::string, const Strategy*, std::less<>> subresource_strategies;
+  // ResourceInfo::record_requester.
+  std::function<void(json& obj, const UserInfo& user)> record_requester;
   std::function<Result<json>(const json& request, const UserInfo& user)>
       virtual_create;
   std::function<std::unique_ptr<ResourceAllocator>(Rng* rng)> make_allocator;

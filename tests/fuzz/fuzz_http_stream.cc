@@ -68,8 +68,16 @@ struct Fixture {
     auto now = std::chrono::system_clock::now();
     certs::UniquePkey ca_key = std::move(certs::GenerateEcKey()).value();
     certs::UniquePkey key = std::move(certs::GenerateEcKey()).value();
-    certs::CertSpec ca_spec{
-        certs::CertRole::kCa, "fuzz-ca", {}, {}, {}, now - 1h, now + 24h};
+    certs::CertSpec ca_spec{certs::CertRole::kCa,
+                            "fuzz-ca",
+                            {},
+                            {},
+                            {},
+                            now - 1h,
+                            now + 24h,
+                            {},
+                            {},
+                            nullptr};
     certs::UniqueX509 ca =
         std::move(certs::IssueCertificate(ca_spec, ca_key.get(), nullptr,
                                           ca_key.get(), rng))
@@ -80,7 +88,10 @@ struct Fixture {
                        {},
                        {"127.0.0.1"},
                        now - 1h,
-                       now + 24h};
+                       now + 24h,
+                       {},
+                       {},
+                       nullptr};
     certs::UniqueX509 cert =
         std::move(
             certs::IssueCertificate(sv, key.get(), ca.get(), ca_key.get(), rng))

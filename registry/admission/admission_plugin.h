@@ -1,0 +1,49 @@
+// Admission that reads the cluster's other objects, as kube-apiserver's
+// built-in admission plugins do (DefaultStorageClass; ResourceQuota,
+// LimitRanger and Priority are to follow on the same interface). Each
+// plugin says which resources it looks at; the registry runs them on
+// create after defaulting and before validation, as the mutating phase of
+// kube-apiserver's admission chain, so a plugin may change the object and
+// its change is validated with the rest.
+//
+// Thread safety: plugins are stateless or internally locked and may be
+// called from many threads at once.
+#ifndef KMOCK_REGISTRY_ADMISSION_ADMISSION_PLUGIN_H_
+#define KMOCK_REGISTRY_ADMISSION_ADMISSION_PLUGIN_H_
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "api/resource.h"
+#include "common/status.h"
+
+namespace kmock::registry {
+
+class Registry;
+
+struct AdmissionRequest {
+  const api::ResourceInfo* resource = nullptr;
+  std::string_view ns;
+  const api::UserInfo* user = nullptr;
+  bool dry_run = false;
+};
+
+class AdmissionPlugin {
+ public:
+  virtual ~AdmissionPlugin() = default;
+  // Whether the plugin looks at writes of `res`.
+  virtual bool Handles(const api::ResourceInfo& res) const = 0;
+  // On create: may change obj; an error refuses the create with it.
+  virtual Status AdmitCreate(Registry& registry, const AdmissionRequest& req,
+                             nlohmann::json& obj) const = 0;
+};
+
+// The plugins a kube-apiserver 1.33 enables by default that this server
+// implements, in its order.
+std::vector<std::shared_ptr<const AdmissionPlugin>> BuiltinAdmissionPlugins();
+
+}  // namespace kmock::registry
+
+#endif  // KMOCK_REGISTRY_ADMISSION_ADMISSION_PLUGIN_H_
