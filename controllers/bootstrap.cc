@@ -88,6 +88,24 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     }
   }
 
+  // The cloud's default StorageClass, as an EKS cluster comes with it:
+  // EBS gp2 volumes, made when a pod first uses the claim.
+  if (res.storageclasses != nullptr) {
+    json gp2 = {{"apiVersion", "storage.k8s.io/v1"},
+                {"kind", "StorageClass"},
+                {"metadata",
+                 {{"name", "gp2"},
+                  {"annotations",
+                   {{"storageclass.kubernetes.io/is-default-class", "true"}}}}},
+                {"provisioner", "kubernetes.io/aws-ebs"},
+                {"parameters", {{"fsType", "ext4"}, {"type", "gp2"}}},
+                {"reclaimPolicy", "Delete"},
+                {"volumeBindingMode", "WaitForFirstConsumer"}};
+    KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.storageclasses, "",
+                                          gp2, SystemWrite("kubernetes-admin"),
+                                          &out));
+  }
+
   std::map<std::string, std::string> node_uids;
   for (const auto& node : cluster.nodes) {
     auto kubelet = SystemWrite("system:node:" + node.name);

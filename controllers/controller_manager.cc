@@ -39,6 +39,10 @@ Status ControllerManager::Start() {
   pods_->AddIndex(kByNamespaceIndex, NamespaceIndex);
   pods_->AddIndex(kByControllerIndex, ControllerIndex);
   nodes_ = std::make_unique<Informer>(registry_, res_.nodes);
+  if (res_.persistentvolumeclaims != nullptr) {
+    claims_ =
+        std::make_unique<Informer>(registry_, res_.persistentvolumeclaims);
+  }
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
   if (options_.event_writers > 0) {
@@ -49,6 +53,7 @@ Status ControllerManager::Start() {
   SchedulerOptions so;
   so.host = sched_host;
   so.event_sink = event_sink_.get();
+  so.claims = claims_.get();
   scheduler_ = std::make_unique<Scheduler>(registry_, clock_, rng_, res_,
                                            pods_.get(), nodes_.get(), so);
 
@@ -99,11 +104,20 @@ Status ControllerManager::Start() {
         options_.endpoints_options);
   }
 
+  if (options_.volumes && claims_ && res_.persistentvolumes != nullptr &&
+      res_.storageclasses != nullptr) {
+    VolumeControllerOptions vco;
+    vco.event_sink = event_sink_.get();
+    vco.host = cluster_.NodeRunning("kube-controller-manager");
+    volume_controller_ = std::make_unique<VolumeController>(
+        registry_, clock_, rng_, res_, claims_.get(), nodes_.get(), vco);
+  }
+
   if (options_.garbage_collector) {
     // Made before the informers start: it adds its handlers to them.
     GarbageCollectorOptions gco = options_.gc;
-    for (Informer* inf :
-         {pods_.get(), nodes_.get(), replicasets_.get(), deployments_.get()}) {
+    for (Informer* inf : {pods_.get(), nodes_.get(), replicasets_.get(),
+                          deployments_.get(), claims_.get()}) {
       if (inf != nullptr) gco.shared_informers[inf->resource()] = inf;
     }
     garbage_collector_ =
@@ -112,6 +126,7 @@ Status ControllerManager::Start() {
 
   nodes_->Start();
   pods_->Start();
+  if (claims_) claims_->Start();
   if (replicasets_) replicasets_->Start();
   if (deployments_) deployments_->Start();
   scheduler_->Start();
@@ -121,6 +136,7 @@ Status ControllerManager::Start() {
   if (deployment_controller_) deployment_controller_->Start();
   if (garbage_collector_) garbage_collector_->Start();
   if (endpoints_controller_) endpoints_controller_->Start();
+  if (volume_controller_) volume_controller_->Start();
   if (options_.namespace_controller) {
     namespace_controller_ = std::make_unique<NamespaceController>(
         registry_, clock_, rng_, options_.namespaces);
@@ -178,6 +194,7 @@ void ControllerManager::Stop() {
   for (auto& publisher : publishers_) publisher->Stop();
   if (load_balancer_controller_) load_balancer_controller_->Stop();
   if (endpoints_controller_) endpoints_controller_->Stop();
+  if (volume_controller_) volume_controller_->Stop();
   if (kubernetes_service_) kubernetes_service_->Stop();
   if (namespace_controller_) namespace_controller_->Stop();
   if (garbage_collector_) garbage_collector_->Stop();
@@ -188,6 +205,7 @@ void ControllerManager::Stop() {
   if (heartbeats_) heartbeats_->Stop();
   if (kubelets_) kubelets_->Stop();
   if (scheduler_) scheduler_->Stop();
+  if (claims_) claims_->Stop();
   if (pods_) pods_->Stop();
   if (nodes_) nodes_->Stop();
   // Last: what the components recorded before they stopped is written.

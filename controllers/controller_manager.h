@@ -5,7 +5,7 @@
 // heartbeats, the API server's own default/kubernetes Service loop, the
 // publishers of each namespace's default ServiceAccount and root CA
 // ConfigMap, the endpoints controller, the cloud's load-balancer
-// controller, the CSR signer and,
+// controller, the CSR signer, the persistent volume controller and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -40,6 +40,7 @@
 #include "controllers/replicaset_controller.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/scheduler.h"
+#include "controllers/storage/volume_controller.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -70,6 +71,8 @@ struct ControllerManagerOptions {
   EndpointsControllerOptions endpoints_options;
   // The cloud's load balancers: addresses for type LoadBalancer Services.
   bool load_balancers = true;
+  // Claims bound to volumes, provisioned for the cloud's classes.
+  bool volumes = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's
@@ -123,6 +126,7 @@ class ControllerManager {
   std::unique_ptr<EventSink> event_sink_;
   std::unique_ptr<Informer> pods_;
   std::unique_ptr<Informer> nodes_;
+  std::unique_ptr<Informer> claims_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Kubelets> kubelets_;
   std::unique_ptr<NodeHeartbeats> heartbeats_;
@@ -137,6 +141,7 @@ class ControllerManager {
   std::unique_ptr<EndpointsController> endpoints_controller_;
   std::unique_ptr<LoadBalancerController> load_balancer_controller_;
   std::unique_ptr<CsrSigningController> csr_signing_controller_;
+  std::unique_ptr<VolumeController> volume_controller_;
   bool started_ = false;
 };
 

@@ -31,6 +31,9 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.endpoints = cat.Find("", "v1", "endpoints");
   r.endpointslices = cat.Find("discovery.k8s.io", "v1", "endpointslices");
   r.priorityclasses = cat.Find("scheduling.k8s.io", "v1", "priorityclasses");
+  r.persistentvolumeclaims = cat.Find("", "v1", "persistentvolumeclaims");
+  r.persistentvolumes = cat.Find("", "v1", "persistentvolumes");
+  r.storageclasses = cat.Find("storage.k8s.io", "v1", "storageclasses");
   r.certificatesigningrequests =
       cat.Find("certificates.k8s.io", "v1", "certificatesigningrequests");
   return r;

@@ -32,6 +32,12 @@ struct CoreResources {
   // then not made).
   const api::ResourceInfo* priorityclasses = nullptr;
   const api::ResourceInfo* certificatesigningrequests = nullptr;
+  // v1 claims and volumes, storage.k8s.io/v1 classes; null while not served
+  // (the volume controller then does not run, the default class is not
+  // made).
+  const api::ResourceInfo* persistentvolumeclaims = nullptr;
+  const api::ResourceInfo* persistentvolumes = nullptr;
+  const api::ResourceInfo* storageclasses = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup(const api::Catalog& catalog);

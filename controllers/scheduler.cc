@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "common/json_view.h"
+#include "controllers/scheduling/claim_check.h"
 #include "controllers/scheduling/select_node.h"
+#include "controllers/storage/volume_binding.h"
 
 namespace kmock::controllers {
 
@@ -83,6 +85,12 @@ Scheduler::Scheduler(registry::Registry* registry, const Clock* clock, Rng* rng,
             if (!NodeNameOf(pod).empty()) RequeueUnschedulable();
           },
   });
+  if (options_.claims != nullptr) {
+    auto requeue = [this](const json&) { RequeueUnschedulable(); };
+    options_.claims->AddHandlers(
+        {requeue, [requeue](const json&, const json& c) { requeue(c); },
+         nullptr});
+  }
   nodes_->AddHandlers(EventHandlers{
       .on_add =
           [this](const json& node) {
@@ -164,7 +172,23 @@ Status Scheduler::Sync(const std::string& key) {
     }
     start = next_start_;
   }
-  scheduling::Decision d = scheduling::SelectNode(*pod, states, rng_, start);
+  const size_t node_count = states.size();
+  // A claim that stops the pod everywhere stops it before nodes are tried.
+  if (options_.claims != nullptr && scheduling::UsesClaims(*pod)) {
+    if (auto refused = CheckClaims(*pod, "", node_count)) return *refused;
+  }
+  // Bound claims' volumes may live in one zone: the pod goes there.
+  json constrained;
+  const json* to_place = pod.get();
+  if (options_.claims != nullptr && scheduling::UsesClaims(*pod)) {
+    json expressions = VolumeNodeExpressions(*pod);
+    if (!expressions.empty()) {
+      constrained = scheduling::WithRequiredNodeExpressions(*pod, expressions);
+      to_place = &constrained;
+    }
+  }
+  scheduling::Decision d =
+      scheduling::SelectNode(*to_place, states, rng_, start);
   if (!states.empty()) {
     std::lock_guard<std::mutex> l(mu_);
     next_start_ = (start + d.processed) % states.size();
@@ -173,6 +197,9 @@ Status Scheduler::Sync(const std::string& key) {
   std::string ns = md.value("namespace", "");
   std::string name = md.value("name", "");
   if (!d.scheduled) return MarkUnschedulable(*pod, d.message);
+  if (options_.claims != nullptr && scheduling::UsesClaims(*pod)) {
+    if (auto waiting = CheckClaims(*pod, d.node, node_count)) return *waiting;
+  }
 
   json binding = {
       {"apiVersion", "v1"},
@@ -256,6 +283,85 @@ void Scheduler::UpdateNode(const json& node, bool deleted) {
   } else {
     nodes_by_name_.erase(name);
   }
+}
+
+json Scheduler::VolumeNodeExpressions(const json& pod) {
+  json out = json::array();
+  if (res_.persistentvolumes == nullptr) return out;
+  const std::string ns = StringAt(ObjectAt(pod, "metadata"), "namespace");
+  for (const json& v : ArrayAt(ObjectAt(pod, "spec"), "volumes")) {
+    const std::string& claim_name =
+        StringAt(ObjectAt(v, "persistentVolumeClaim"), "claimName");
+    if (claim_name.empty()) continue;
+    ObjectPtr claim = options_.claims->Get(ns + "/" + claim_name);
+    if (claim == nullptr) continue;
+    const std::string& volume_name =
+        StringAt(ObjectAt(*claim, "spec"), "volumeName");
+    if (volume_name.empty()) continue;
+    auto volume = registry_->Get(*res_.persistentvolumes, "", volume_name);
+    if (!volume.ok()) continue;
+    const json& terms =
+        ArrayAt(ObjectAt(ObjectAt(ObjectAt(*volume, "spec"), "nodeAffinity"),
+                         "required"),
+                "nodeSelectorTerms");
+    // Volumes of this cluster carry one term; its expressions must hold.
+    if (terms.empty()) continue;
+    for (const json& e : ArrayAt(terms[0], "matchExpressions"))
+      out.push_back(e);
+  }
+  return out;
+}
+
+std::optional<Status> Scheduler::CheckClaims(const json& pod,
+                                             const std::string& node,
+                                             size_t nodes) {
+  const std::string ns = StringAt(ObjectAt(pod, "metadata"), "namespace");
+  scheduling::ClaimsVerdict verdict = scheduling::CheckPodClaims(
+      pod,
+      [&](const std::string& name) -> std::optional<json> {
+        ObjectPtr claim = options_.claims->Get(ns + "/" + name);
+        if (claim == nullptr) return std::nullopt;
+        return *claim;
+      },
+      [&](const std::string& name) -> std::optional<std::string> {
+        if (res_.storageclasses == nullptr) return std::nullopt;
+        auto sc = registry_->Get(*res_.storageclasses, "", name);
+        if (!sc.ok()) return std::nullopt;
+        return (*sc).value("volumeBindingMode", "Immediate");
+      });
+  if (!verdict.refusal.empty()) {
+    return MarkUnschedulable(
+        pod, scheduling::PreFilterMessage(nodes, verdict.refusal));
+  }
+  if (node.empty() || verdict.delayed.empty()) return std::nullopt;
+  // Claims that wait for a node learn this one; the pod is bound once the
+  // volume controller has bound them (a claim's update brings it back).
+  registry::WriteOptions wo;
+  wo.typed_in_process = true;
+  wo.user.name = "system:kube-scheduler";
+  wo.field_manager = "kube-scheduler";
+  for (const std::string& name : verdict.delayed) {
+    auto annotated = registry_->GuaranteedUpdate(
+        *res_.persistentvolumeclaims, ns, name, "",
+        [&](json& claim) -> Status {
+          json& annotations = claim["metadata"]["annotations"];
+          if (annotations.is_object() &&
+              annotations.contains(storage::kSelectedNodeAnnotation)) {
+            return Status(StatusCode::kAlreadyExists, "node already picked");
+          }
+          annotations[storage::kSelectedNodeAnnotation] = node;
+          return Status::Ok();
+        },
+        wo);
+    if (!annotated.ok() &&
+        annotated.status().code() != StatusCode::kAlreadyExists &&
+        annotated.status().code() != StatusCode::kNotFound) {
+      return annotated.status();
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  unschedulable_.insert(KeyOf(pod));
+  return Status::Ok();
 }
 
 Status Scheduler::MarkUnschedulable(const json& pod,

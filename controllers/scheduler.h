@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -43,6 +44,10 @@ struct SchedulerOptions {
   // Where events are queued for writing (event_sink.h); null: each is
   // written before the component goes on.
   EventSink* event_sink = nullptr;
+  // The PersistentVolumeClaims (not started yet; null: pods with claim
+  // volumes are scheduled as if their claims were bound). A claim that
+  // changes brings the pods waiting on claims back.
+  Informer* claims = nullptr;
 };
 
 class Scheduler {
@@ -65,6 +70,13 @@ class Scheduler {
  private:
   bool Wants(const json& pod) const;
   void RequeueUnschedulable();
+  // The node selector requirements of the volumes the pod's bound claims
+  // use.
+  json VolumeNodeExpressions(const json& pod);
+  // For a pod with claim volumes: nullopt to go on and bind it to `node`,
+  // else what Sync returns (it waits for its claims, or fits no node).
+  std::optional<Status> CheckClaims(const json& pod, const std::string& node,
+                                    size_t nodes);
   Status MarkUnschedulable(const json& pod, const std::string& message);
 
   registry::Registry* registry_;

@@ -14,6 +14,14 @@ using nlohmann::json;
 
 }  // namespace
 
+void DefaultPendingPhase(json& obj) {
+  json& status = obj["status"];
+  if (!status.is_object()) status = json::object();
+  auto phase = status.find("phase");
+  if (phase == status.end() || !phase->is_string() || phase->empty())
+    status["phase"] = "Pending";
+}
+
 void ValidatePersistentVolumeClaim(const json& obj, FieldErrors* errs) {
   static const std::vector<std::string> kModes = {
       "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"};

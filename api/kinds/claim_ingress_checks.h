@@ -14,6 +14,9 @@
 
 namespace kmock::api::kinds {
 
+// status.phase Pending when the object has none, as the defaulting of
+// claims and volumes does (their status is never absent in Go).
+void DefaultPendingPhase(nlohmann::json& obj);
 void ValidatePersistentVolumeClaim(const nlohmann::json& obj,
                                    FieldErrors* errs);
 void ValidateIngress(const nlohmann::json& obj, FieldErrors* errs);

@@ -125,7 +125,12 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.subresource_strategies["approval"] =
         kinds::CertificateSigningRequestApprovalStrategy();
   }
-  t["persistentVolumeClaim"].validate = kinds::ValidatePersistentVolumeClaim;
+  {
+    KindCode& c = t["persistentVolumeClaim"];
+    c.normalize = kinds::DefaultPendingPhase;
+    c.validate = kinds::ValidatePersistentVolumeClaim;
+  }
+  t["persistentVolume"].normalize = kinds::DefaultPendingPhase;
   t["ingress"].validate = kinds::ValidateIngress;
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =
