@@ -1,7 +1,8 @@
 // core/v1 Pod: Table columns and cells (as kube-apiserver's pod printer),
 // field selectors, defaulting (scheme defaults plus what the create-time
-// admission plugins ServiceAccount, DefaultTolerationSeconds and Priority
-// add), validation and the main and status strategies.
+// admission plugins ServiceAccount and DefaultTolerationSeconds add; the
+// Priority plugin, which reads PriorityClasses, is the registry's),
+// validation and the main and status strategies.
 //
 // Thread safety: pure functions and stateless strategies; safe from any
 // thread.
@@ -39,7 +40,7 @@ const std::vector<std::string>& VolumeSourceNames();
 // Create-time admission: serviceAccountName "default", the
 // kube-api-access-<suffix> projected token volume and its mounts (unless
 // automountServiceAccountToken is false), the not-ready/unreachable
-// tolerations and priority/preemptionPolicy. `suffix` is 5 characters from
+// tolerations. `suffix` is 5 characters from
 // Rng::NameSuffix.
 void AdmitPod(json& pod, const std::string& suffix);
 // A 5-character name suffix derived from the pod's uid (or name), used when

@@ -293,13 +293,8 @@ void AdmitPod(json& pod, const std::string& suffix) {
                                    {"effect", "NoExecute"},
                                    {"tolerationSeconds", 300}});
   }
-  // Priority admission: the two system classes, else priority 0.
-  std::string pc = Str(pod, {"spec", "priorityClassName"});
-  int64_t priority = 0;
-  if (pc == "system-node-critical") priority = 2000001000;
-  if (pc == "system-cluster-critical") priority = 2000000000;
-  SetIfAbsent(spec, "priority", priority);
-  SetIfAbsent(spec, "preemptionPolicy", "PreemptLowerPriority");
+  // Priority and preemption policy come from the registry's Priority
+  // admission (registry/admission/priority.h), which reads the classes.
 }
 
 std::string TokenVolumeSuffix(const json& pod) {

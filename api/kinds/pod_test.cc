@@ -205,9 +205,7 @@ TEST(PodDefaultsTest, GoldenCreate) {
     "serviceAccount": "default",
     "tolerations": [
       {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-      {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
-    "priority": 0,
-    "preemptionPolicy": "PreemptLowerPriority"
+      {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
   })");
   std::string text = expected_spec.dump();
   for (size_t p; (p = text.find("SUFFIX")) != std::string::npos;) {

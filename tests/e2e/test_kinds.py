@@ -197,6 +197,22 @@ class KindsTest(harness.ServerTestCase):
                              "--value=1000")
         self.assertEqual(p.stdout,
                          "priorityclass.scheduling.k8s.io/high created\n")
+        # Priority admission: a pod of the class takes its value; a class
+        # that does not exist is refused.
+        self.kubectl.run("run", "important", "--image=nginx",
+                         "--overrides={\"spec\":{\"priorityClassName\":"
+                         "\"high\"}}")
+        p = self.kubectl.run("get", "pod", "important", "-o",
+                             "jsonpath={.spec.priority}")
+        self.assertEqual(p.stdout, "1000")
+        p = self.kubectl.run("run", "lost", "--image=nginx",
+                             "--overrides={\"spec\":{\"priorityClassName\":"
+                             "\"nope\"}}", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'Error from server (Forbidden): pods "lost" '
+                         'is forbidden: no PriorityClass with name nope was '
+                         'found\n')
+        self.kubectl.run("delete", "pod", "important", "--wait=false")
         p = self.kubectl.run("create", "poddisruptionbudget", "web",
                              "--selector=app=web", "--min-available=1")
         self.assertEqual(p.stdout,
