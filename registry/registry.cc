@@ -334,6 +334,16 @@ Result<WriteResult> Registry::Create(const api::ResourceInfo& res,
   if (res.virtual_create) {
     obj["apiVersion"] = res.ApiVersion();
     obj["kind"] = res.kind;
+    if (res.namespaced) {
+      json& meta = MutableMeta(obj);
+      const std::string body_ns = meta.value("namespace", "");
+      if (!body_ns.empty() && body_ns != ns) {
+        return BadRequest(
+            "the namespace of the provided object does not match the "
+            "namespace sent on the request");
+      }
+      meta["namespace"] = std::string(ns);
+    }
     KMOCK_ASSIGN_OR_RETURN(json out, res.virtual_create(obj, opts.user));
     return WriteResult{std::move(out), true};
   }

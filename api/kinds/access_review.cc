@@ -89,10 +89,10 @@ RuleSet RulesFor(const UserInfo& /*user*/, const std::string& /*ns*/) {
   return rules;
 }
 
-Result<AccessAttributes> AttributesFromReview(const json& review) {
-  const json* res = Find(review, {"spec", "resourceAttributes"});
-  const json* non = Find(review, {"spec", "nonResourceAttributes"});
-  FieldErrors errs;
+namespace {
+
+// The spec checks every access review shares.
+void CheckAttributeSets(const json* res, const json* non, FieldErrors& errs) {
   if (IsSet(res) && IsSet(non)) {
     errs.Invalid("spec.nonResourceAttributes", *non,
                  "cannot be specified in combination with resourceAttributes");
@@ -103,10 +103,9 @@ Result<AccessAttributes> AttributesFromReview(const json& review) {
         "exactly one of nonResourceAttributes or resourceAttributes must be "
         "specified");
   }
-  if (!errs.empty()) {
-    return errs.ToStatus("SelfSubjectAccessReview", "authorization.k8s.io",
-                         "selfsubjectaccessreviews", "");
-  }
+}
+
+AccessAttributes AttributesOf(const json* res, const json* non) {
   AccessAttributes a;
   if (IsSet(res)) {
     a.resource_request = true;
@@ -125,18 +124,87 @@ Result<AccessAttributes> AttributesFromReview(const json& review) {
   return a;
 }
 
-Result<json> CreateSelfSubjectAccessReview(const json& request,
-                                           const UserInfo& user) {
-  KMOCK_ASSIGN_OR_RETURN(AccessAttributes attrs, AttributesFromReview(request));
-  AccessDecision d = Authorize(user, attrs);
+json ReviewStatus(const AccessDecision& d) {
   json status = {{"allowed", d.allowed}};
   if (d.denied) status["denied"] = true;
   if (!d.reason.empty()) status["reason"] = d.reason;
   if (!d.evaluation_error.empty()) {
     status["evaluationError"] = d.evaluation_error;
   }
+  return status;
+}
+
+// A SubjectAccessReview's or LocalSubjectAccessReview's answer: the spec's
+// user asked about, not the caller.
+Result<json> ReviewOfOther(const json& request, const char* kind,
+                           const char* plural, bool local) {
+  const json* res = Find(request, {"spec", "resourceAttributes"});
+  const json* non = Find(request, {"spec", "nonResourceAttributes"});
+  FieldErrors errs;
+  CheckAttributeSets(res, non, errs);
+  UserInfo subject;
+  subject.name = Str(request, {"spec", "user"});
+  subject.uid = Str(request, {"spec", "uid"});
+  if (const json* groups = Find(request, {"spec", "groups"});
+      groups != nullptr && groups->is_array()) {
+    for (const json& g : *groups) {
+      if (g.is_string()) subject.groups.push_back(g.get<std::string>());
+    }
+  }
+  if (subject.name.empty() && subject.groups.empty()) {
+    errs.Invalid("spec.user", "",
+                 "at least one of user or group must be specified");
+  }
+  if (local) {
+    const std::string ns = Str(request, {"metadata", "namespace"});
+    if (IsSet(res) && Str(*res, {"namespace"}) != ns) {
+      errs.Invalid("spec.resourceAttributes.namespace",
+                   Str(*res, {"namespace"}), "must match metadata.namespace");
+    }
+    if (IsSet(non)) {
+      errs.Invalid("spec.nonResourceAttributes", "<object>",
+                   "disallowed on this kind of request");
+    }
+  }
+  if (!errs.empty()) {
+    return errs.ToStatus(kind, "authorization.k8s.io", plural, "");
+  }
   json out = Echo(request);
-  out["status"] = std::move(status);
+  out["status"] = ReviewStatus(Authorize(subject, AttributesOf(res, non)));
+  return out;
+}
+
+}  // namespace
+
+Result<AccessAttributes> AttributesFromReview(const json& review) {
+  const json* res = Find(review, {"spec", "resourceAttributes"});
+  const json* non = Find(review, {"spec", "nonResourceAttributes"});
+  FieldErrors errs;
+  CheckAttributeSets(res, non, errs);
+  if (!errs.empty()) {
+    return errs.ToStatus("SelfSubjectAccessReview", "authorization.k8s.io",
+                         "selfsubjectaccessreviews", "");
+  }
+  return AttributesOf(res, non);
+}
+
+Result<json> CreateSubjectAccessReview(const json& request,
+                                       const UserInfo& /*user*/) {
+  return ReviewOfOther(request, "SubjectAccessReview", "subjectaccessreviews",
+                       false);
+}
+
+Result<json> CreateLocalSubjectAccessReview(const json& request,
+                                            const UserInfo& /*user*/) {
+  return ReviewOfOther(request, "LocalSubjectAccessReview",
+                       "localsubjectaccessreviews", true);
+}
+
+Result<json> CreateSelfSubjectAccessReview(const json& request,
+                                           const UserInfo& user) {
+  KMOCK_ASSIGN_OR_RETURN(AccessAttributes attrs, AttributesFromReview(request));
+  json out = Echo(request);
+  out["status"] = ReviewStatus(Authorize(user, attrs));
   return out;
 }
 

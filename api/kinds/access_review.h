@@ -1,6 +1,7 @@
-// The self-review kinds, computed on create and never stored:
-// authorization.k8s.io/v1 SelfSubjectAccessReview ("may I do this?") and
-// SelfSubjectRulesReview ("what may I do here?"), and
+// The review kinds, computed on create and never stored:
+// authorization.k8s.io/v1 SelfSubjectAccessReview ("may I do this?"),
+// SubjectAccessReview and LocalSubjectAccessReview ("may they do this?")
+// and SelfSubjectRulesReview ("what may I do here?"), and
 // authentication.k8s.io SelfSubjectReview ("who am I?").
 //
 // Every authorization decision goes through Authorize and RulesFor, so a
@@ -73,6 +74,13 @@ Result<AccessAttributes> AttributesFromReview(const json& review);
 // filled in (and metadata.creationTimestamp null, as a real server answers).
 Result<json> CreateSelfSubjectAccessReview(const json& request,
                                            const UserInfo& user);
+// SubjectAccessReview and LocalSubjectAccessReview: the same question about
+// the spec's user and groups (the caller is not asked about); a local
+// review's resource namespace must be its own.
+Result<json> CreateSubjectAccessReview(const json& request,
+                                       const UserInfo& user);
+Result<json> CreateLocalSubjectAccessReview(const json& request,
+                                            const UserInfo& user);
 Result<json> CreateSelfSubjectRulesReview(const json& request,
                                           const UserInfo& user);
 Result<json> CreateSelfSubjectReview(const json& request, const UserInfo& user);

@@ -132,6 +132,45 @@ TEST(SelfSubjectAccessReviewTest, NeitherOrBothAttributeSetsAreInvalid) {
       std::string::npos);
 }
 
+TEST(SubjectAccessReviewTest, AsksAboutTheSpecsUser) {
+  json sar = json::parse(R"({"apiVersion":"authorization.k8s.io/v1",
+      "kind":"SubjectAccessReview","metadata":{},
+      "spec":{"user":"jane","groups":["dev"],
+              "resourceAttributes":{"verb":"delete","resource":"pods",
+                                    "namespace":"default"}}})");
+  auto out = CreateSubjectAccessReview(sar, UserInfo{"kubernetes-admin", "",
+                                                     {kSystemMasters}});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)["status"], json::parse(R"({"allowed":true})"));
+  EXPECT_EQ((*out)["spec"], sar["spec"]);
+
+  sar["spec"].erase("user");
+  sar["spec"].erase("groups");
+  auto nobody = CreateSubjectAccessReview(sar, UserInfo{});
+  ASSERT_FALSE(nobody.ok());
+  EXPECT_EQ(nobody.status().message(),
+            "SubjectAccessReview.authorization.k8s.io \"\" is invalid: "
+            "spec.user: Invalid value: \"\": at least one of user or group "
+            "must be specified");
+}
+
+TEST(LocalSubjectAccessReviewTest, StaysInItsNamespace) {
+  json lsar = json::parse(R"({"metadata":{"namespace":"team-a"},
+      "spec":{"user":"jane",
+              "resourceAttributes":{"verb":"get","resource":"pods",
+                                    "namespace":"team-b"}}})");
+  auto out = CreateLocalSubjectAccessReview(lsar, UserInfo{});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find(
+                "spec.resourceAttributes.namespace: Invalid value: "
+                "\"team-b\": must match metadata.namespace"),
+            std::string::npos);
+  lsar["spec"]["resourceAttributes"]["namespace"] = "team-a";
+  out = CreateLocalSubjectAccessReview(lsar, UserInfo{});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)["status"]["allowed"], true);
+}
+
 TEST(SelfSubjectRulesReviewTest, ListsTheRulesAsJson) {
   json req = json::parse(R"({"apiVersion":"authorization.k8s.io/v1",
       "kind":"SelfSubjectRulesReview","metadata":{"creationTimestamp":null},

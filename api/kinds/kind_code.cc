@@ -135,6 +135,9 @@ std::map<std::string, KindCode, std::less<>> Build() {
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =
       kinds::CreateSelfSubjectAccessReview;
+  t["subjectAccessReview"].virtual_create = kinds::CreateSubjectAccessReview;
+  t["localSubjectAccessReview"].virtual_create =
+      kinds::CreateLocalSubjectAccessReview;
   t["selfSubjectRulesReview"].virtual_create =
       kinds::CreateSelfSubjectRulesReview;
   t["selfSubjectReview"].virtual_create = kinds::CreateSelfSubjectReview;

@@ -38,8 +38,10 @@ controllerrevisions.apps daemonsets.apps deployments.apps replicasets.apps
 statefulsets.apps
 selfsubjectreviews.authentication.k8s.io
 tokenreviews.authentication.k8s.io
+localsubjectaccessreviews.authorization.k8s.io
 selfsubjectaccessreviews.authorization.k8s.io
 selfsubjectrulesreviews.authorization.k8s.io
+subjectaccessreviews.authorization.k8s.io
 horizontalpodautoscalers.autoscaling
 cronjobs.batch jobs.batch
 certificatesigningrequests.certificates.k8s.io
@@ -153,6 +155,25 @@ class KindsTest(harness.ServerTestCase):
         self.assertEqual(system,
                          [["system-cluster-critical", "2000000000", "false"],
                           ["system-node-critical", "2000001000", "false"]])
+
+    def test_subject_access_reviews_answer_for_the_spec_user(self):
+        review = {"apiVersion": "authorization.k8s.io/v1",
+                  "kind": "SubjectAccessReview",
+                  "spec": {"user": "jane",
+                           "resourceAttributes": {"verb": "list",
+                                                  "resource": "pods",
+                                                  "namespace": "default"}}}
+        p = self.kubectl.run("create", "-f", "-", "-o", "json",
+                             input=json.dumps(review))
+        self.assertEqual(json.loads(p.stdout)["status"], {"allowed": True})
+        review["kind"] = "LocalSubjectAccessReview"
+        review["spec"]["resourceAttributes"]["namespace"] = "kube-system"
+        p = self.kubectl.run("create", "-f", "-", "-o", "json",
+                             input=json.dumps(review), check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('spec.resourceAttributes.namespace: Invalid value: '
+                      '"kube-system": must match metadata.namespace',
+                      p.stderr)
 
     def test_create_configmap_and_secret(self):
         p = self.kubectl.run("create", "configmap", "app",
