@@ -113,6 +113,12 @@ Status ControllerManager::Start() {
         registry_, clock_, rng_, res_, claims_.get(), nodes_.get(), vco);
   }
 
+  if (options_.resource_quotas && res_.resourcequotas != nullptr) {
+    // Made before the pod informer starts: it adds its handlers.
+    quota_controller_ = std::make_unique<ResourceQuotaController>(
+        registry_, clock_, res_.resourcequotas, pods_.get());
+  }
+
   if (options_.garbage_collector) {
     // Made before the informers start: it adds its handlers to them.
     GarbageCollectorOptions gco = options_.gc;
@@ -137,6 +143,7 @@ Status ControllerManager::Start() {
   if (garbage_collector_) garbage_collector_->Start();
   if (endpoints_controller_) endpoints_controller_->Start();
   if (volume_controller_) volume_controller_->Start();
+  if (quota_controller_) quota_controller_->Start();
   if (options_.namespace_controller) {
     namespace_controller_ = std::make_unique<NamespaceController>(
         registry_, clock_, rng_, options_.namespaces);
@@ -195,6 +202,7 @@ void ControllerManager::Stop() {
   if (load_balancer_controller_) load_balancer_controller_->Stop();
   if (endpoints_controller_) endpoints_controller_->Stop();
   if (volume_controller_) volume_controller_->Stop();
+  if (quota_controller_) quota_controller_->Stop();
   if (kubernetes_service_) kubernetes_service_->Stop();
   if (namespace_controller_) namespace_controller_->Stop();
   if (garbage_collector_) garbage_collector_->Stop();

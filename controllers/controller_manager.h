@@ -5,7 +5,8 @@
 // heartbeats, the API server's own default/kubernetes Service loop, the
 // publishers of each namespace's default ServiceAccount and root CA
 // ConfigMap, the endpoints controller, the cloud's load-balancer
-// controller, the CSR signer, the persistent volume controller and,
+// controller, the CSR signer, the persistent volume controller, the
+// resource quota controller and,
 // when the catalog serves apps/v1, the ReplicaSet and Deployment
 // controllers.
 // main builds one after the registry and waits for WaitForClusterReady
@@ -37,6 +38,7 @@
 #include "controllers/namespace_controller.h"
 #include "controllers/node_heartbeat.h"
 #include "controllers/publish/namespace_publisher.h"
+#include "controllers/quota/resource_quota_controller.h"
 #include "controllers/replicaset_controller.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/scheduler.h"
@@ -73,6 +75,8 @@ struct ControllerManagerOptions {
   bool load_balancers = true;
   // Claims bound to volumes, provisioned for the cloud's classes.
   bool volumes = true;
+  // ResourceQuotas' status: hard and used.
+  bool resource_quotas = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's
@@ -142,6 +146,7 @@ class ControllerManager {
   std::unique_ptr<LoadBalancerController> load_balancer_controller_;
   std::unique_ptr<CsrSigningController> csr_signing_controller_;
   std::unique_ptr<VolumeController> volume_controller_;
+  std::unique_ptr<ResourceQuotaController> quota_controller_;
   bool started_ = false;
 };
 

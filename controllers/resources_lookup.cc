@@ -34,6 +34,7 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.persistentvolumeclaims = cat.Find("", "v1", "persistentvolumeclaims");
   r.persistentvolumes = cat.Find("", "v1", "persistentvolumes");
   r.storageclasses = cat.Find("storage.k8s.io", "v1", "storageclasses");
+  r.resourcequotas = cat.Find("", "v1", "resourcequotas");
   r.certificatesigningrequests =
       cat.Find("certificates.k8s.io", "v1", "certificatesigningrequests");
   return r;

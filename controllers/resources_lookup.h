@@ -32,6 +32,7 @@ struct CoreResources {
   // then not made).
   const api::ResourceInfo* priorityclasses = nullptr;
   const api::ResourceInfo* certificatesigningrequests = nullptr;
+  const api::ResourceInfo* resourcequotas = nullptr;
   // v1 claims and volumes, storage.k8s.io/v1 classes; null while not served
   // (the volume controller then does not run, the default class is not
   // made).

@@ -401,6 +401,17 @@ Status Registry::AdmitCreate(const api::ResourceInfo& res, std::string_view ns,
   return Status::Ok();
 }
 
+Status Registry::ValidateCreateAdmission(const api::ResourceInfo& res,
+                                         std::string_view ns, const json& obj,
+                                         const WriteOptions& opts) {
+  for (const auto& plugin : admission_) {
+    if (!plugin->Handles(res)) continue;
+    AdmissionRequest req{&res, ns, &opts.user, opts.dry_run};
+    KMOCK_RETURN_IF_ERROR(plugin->ValidateCreate(*this, req, obj));
+  }
+  return Status::Ok();
+}
+
 Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
                                            std::string_view ns, json obj,
                                            const WriteOptions& opts,
@@ -463,6 +474,11 @@ Result<WriteResult> Registry::CreateObject(const api::ResourceInfo& res,
         !(generated && attempt + 1 < kMaxGenerateNameTries))
       return AlreadyExists(res, name);
     if (alloc) KMOCK_RETURN_IF_ERROR(alloc->AllocateForCreate(obj));
+    if (Status admitted = ValidateCreateAdmission(res, ns, obj, opts);
+        !admitted.ok()) {
+      if (alloc) alloc->Release(obj);
+      return admitted;
+    }
     if (opts.dry_run) {
       if (alloc) alloc->Release(obj);
       return WriteResult{obj, true};

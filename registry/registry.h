@@ -312,9 +312,13 @@ class Registry {
   // The kind's allocator, made and seeded from the store on first use;
   // null for kinds that allocate nothing.
   Result<api::ResourceAllocator*> AllocatorFor(const api::ResourceInfo& res);
-  // The admission plugins that handle `res`, run on a create's object.
+  // The admission plugins that handle `res`, run on a create's object:
+  // the mutating phase, then (after validation) the validating one.
   Status AdmitCreate(const api::ResourceInfo& res, std::string_view ns,
                      json& obj, const WriteOptions& opts);
+  Status ValidateCreateAdmission(const api::ResourceInfo& res,
+                                 std::string_view ns, const json& obj,
+                                 const WriteOptions& opts);
   // Create-time admission: the namespace exists and is not terminating.
   Status AdmitNamespace(const api::ResourceInfo& res, std::string_view ns,
                         const std::string& name);

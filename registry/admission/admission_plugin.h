@@ -2,9 +2,10 @@
 // built-in admission plugins do (DefaultStorageClass; ResourceQuota,
 // LimitRanger and Priority are to follow on the same interface). Each
 // plugin says which resources it looks at; the registry runs them on
-// create after defaulting and before validation, as the mutating phase of
-// kube-apiserver's admission chain, so a plugin may change the object and
-// its change is validated with the rest.
+// create in kube-apiserver's two phases: mutating after defaulting and
+// before validation (a plugin's change is validated with the rest), then
+// validating after validation, just before the store (ResourceQuota
+// charges the quota there).
 //
 // Thread safety: plugins are stateless or internally locked and may be
 // called from many threads at once.
@@ -35,9 +36,20 @@ class AdmissionPlugin {
   virtual ~AdmissionPlugin() = default;
   // Whether the plugin looks at writes of `res`.
   virtual bool Handles(const api::ResourceInfo& res) const = 0;
-  // On create: may change obj; an error refuses the create with it.
+  // On create, before validation (the mutating phase): may change obj; an
+  // error refuses the create with it.
   virtual Status AdmitCreate(Registry& registry, const AdmissionRequest& req,
-                             nlohmann::json& obj) const = 0;
+                             nlohmann::json& obj) const {
+    (void)registry, (void)req, (void)obj;
+    return Status::Ok();
+  }
+  // On create, after validation, just before the store (the validating
+  // phase): may only refuse.
+  virtual Status ValidateCreate(Registry& registry, const AdmissionRequest& req,
+                                const nlohmann::json& obj) const {
+    (void)registry, (void)req, (void)obj;
+    return Status::Ok();
+  }
 };
 
 // The plugins a kube-apiserver 1.33 enables by default that this server

@@ -175,6 +175,32 @@ class KindsTest(harness.ServerTestCase):
                       '"kube-system": must match metadata.namespace',
                       p.stderr)
 
+    def test_quota_counts_and_refuses(self):
+        self.kubectl.run("create", "namespace", "quota-team")
+        self.kubectl.run("create", "quota", "small", "-n", "quota-team",
+                         "--hard=pods=2,configmaps=2")
+        self.assertTrue(harness.wait_until(
+            lambda: "configmaps: 1/2, pods: 0/2" in self.kubectl.run(
+                "get", "quota", "small", "-n", "quota-team").stdout, 10))
+        for name in ("a", "b"):
+            self.kubectl.run("run", name, "--image=nginx", "-n", "quota-team")
+        p = self.kubectl.run("run", "c", "--image=nginx", "-n", "quota-team",
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'Error from server (Forbidden): pods "c" '
+                         'is forbidden: exceeded quota: small, requested: '
+                         'pods=1, used: pods=2, limited: pods=2\n')
+        p = self.kubectl.run("describe", "quota", "small", "-n", "quota-team")
+        self.assertIn("pods        2     2", p.stdout)
+        # A deleted pod's share comes back.
+        self.kubectl.run("delete", "pod", "a", "-n", "quota-team",
+                         "--grace-period=0", "--force")
+        self.assertTrue(harness.wait_until(
+            lambda: "pods: 1/2" in self.kubectl.run(
+                "get", "quota", "small", "-n", "quota-team").stdout, 10))
+        self.kubectl.run("run", "c", "--image=nginx", "-n", "quota-team")
+        self.kubectl.run("delete", "namespace", "quota-team", "--wait=false")
+
     def test_create_configmap_and_secret(self):
         p = self.kubectl.run("create", "configmap", "app",
                              "--from-literal=mode=fast",
