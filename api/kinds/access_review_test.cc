@@ -138,8 +138,8 @@ TEST(SubjectAccessReviewTest, AsksAboutTheSpecsUser) {
       "spec":{"user":"jane","groups":["dev"],
               "resourceAttributes":{"verb":"delete","resource":"pods",
                                     "namespace":"default"}}})");
-  auto out = CreateSubjectAccessReview(sar, UserInfo{"kubernetes-admin", "",
-                                                     {kSystemMasters}});
+  auto out = CreateSubjectAccessReview(
+      sar, UserInfo{"kubernetes-admin", "", {kSystemMasters}});
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)["status"], json::parse(R"({"allowed":true})"));
   EXPECT_EQ((*out)["spec"], sar["spec"]);
