@@ -6,6 +6,7 @@
 #include "api/validation.h"
 #include "certs/certificate_request.h"
 #include "common/go_base64.h"
+#include "common/json_view.h"
 
 namespace kmock::api::kinds {
 
@@ -14,18 +15,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kLegacyUnknownSigner[] = "kubernetes.io/legacy-unknown";
-
-const json& Member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-
-std::string StringAt(const json& obj, const char* key) {
-  const json& v = Member(obj, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 // The bytes of a `format: byte` field (base64 in JSON); the decode check
 // has refused anything else before validation runs.
@@ -47,7 +36,7 @@ std::string GoByteSlice(const std::string& bytes) {
 }
 
 const json& Conditions(const json& obj) {
-  return Member(Member(obj, "status"), "conditions");
+  return ValueAt(ValueAt(obj, "status"), "conditions");
 }
 
 std::vector<json> ConditionsOfType(const json& obj, const std::string& type) {
@@ -217,8 +206,8 @@ void ValidateUpdateAllowing(const json& obj, const json& old, Allowed allowed,
       }
     }
   }
-  const std::string cert = StringAt(Member(obj, "status"), "certificate");
-  const std::string old_cert = StringAt(Member(old, "status"), "certificate");
+  const std::string cert = StringAt(ValueAt(obj, "status"), "certificate");
+  const std::string old_cert = StringAt(ValueAt(old, "status"), "certificate");
   if (cert != old_cert) {
     if (!allowed.certificate) {
       errs->Forbidden("status.certificate",
@@ -286,7 +275,7 @@ class CsrApprovalStrategy : public StatusStrategy {
   void PrepareForUpdate(json& obj, const json& old) const override {
     StatusStrategy::PrepareForUpdate(obj, old);
     json merged = MergeConditions(obj, old, ApprovalTypes());
-    const json& old_status = Member(old, "status");
+    const json& old_status = ValueAt(old, "status");
     if (old_status.is_object()) {
       obj["status"] = old_status;
     } else {
@@ -303,7 +292,7 @@ class CsrApprovalStrategy : public StatusStrategy {
 }  // namespace
 
 void ValidateCertificateSigningRequest(const json& obj, FieldErrors* errs) {
-  const json& spec = Member(obj, "spec");
+  const json& spec = ValueAt(obj, "spec");
   const std::string request = BytesAt(spec, "request");
   auto parsed = certs::ParseCertificateRequest(request);
   if (!parsed.ok()) {
@@ -312,7 +301,7 @@ void ValidateCertificateSigningRequest(const json& obj, FieldErrors* errs) {
                               parsed.status().message(),
                           "spec.request"});
   }
-  const json& usages = Member(spec, "usages");
+  const json& usages = ValueAt(spec, "usages");
   if (!usages.is_array() || usages.empty()) {
     errs->Required("spec.usages");
   } else {
@@ -327,7 +316,7 @@ void ValidateCertificateSigningRequest(const json& obj, FieldErrors* errs) {
     }
   }
   ValidateSignerName(StringAt(spec, "signerName"), errs);
-  const json& expiration = Member(spec, "expirationSeconds");
+  const json& expiration = ValueAt(spec, "expirationSeconds");
   if (expiration.is_number_integer() && expiration.get<int64_t>() < 600) {
     errs->Invalid("spec.expirationSeconds", expiration,
                   "may not specify a duration less than 600 seconds (10 "
@@ -335,7 +324,7 @@ void ValidateCertificateSigningRequest(const json& obj, FieldErrors* errs) {
   }
   ValidateConditions(obj, errs);
   const std::string problem =
-      CertificateProblem(BytesAt(Member(obj, "status"), "certificate"));
+      CertificateProblem(BytesAt(ValueAt(obj, "status"), "certificate"));
   if (!problem.empty())
     errs->Invalid("status.certificate", "<certificate data>", problem);
 }
@@ -346,7 +335,7 @@ void ValidateCertificateSigningRequestUpdate(const json& obj, const json& old,
 }
 
 void KeepCertificateSigningRequestSpec(json& obj, const json& old) {
-  const json& spec = Member(old, "spec");
+  const json& spec = ValueAt(old, "spec");
   if (spec.is_null()) return;
   obj["spec"] = spec;
 }

@@ -13,6 +13,7 @@
 #include "api/kinds/event.h"
 #include "api/kinds/hpa.h"
 #include "api/kinds/lease.h"
+#include "api/kinds/limit_range.h"
 #include "api/kinds/namespace.h"
 #include "api/kinds/node.h"
 #include "api/kinds/pod.h"
@@ -131,6 +132,7 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.validate = kinds::ValidatePersistentVolumeClaim;
   }
   t["persistentVolume"].normalize = kinds::DefaultPendingPhase;
+  t["limitRange"].normalize = kinds::DefaultLimitRange;
   t["ingress"].validate = kinds::ValidateIngress;
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "api/kinds/quantity.h"
+#include "common/json_view.h"
 
 namespace kmock::registry {
 
@@ -10,27 +11,20 @@ using nlohmann::json;
 
 namespace {
 
-const json& Member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-
 bool Terminal(const json& pod) {
-  const json& phase = Member(Member(pod, "status"), "phase");
+  const json& phase = ValueAt(ValueAt(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 void AddContainerAmounts(const json& containers, QuotaUsage* out) {
   if (!containers.is_array()) return;
   for (const json& c : containers) {
-    const json& resources = Member(c, "resources");
+    const json& resources = ValueAt(c, "resources");
     for (const char* kind : {"requests", "limits"}) {
-      const json& amounts = Member(resources, kind);
+      const json& amounts = ValueAt(resources, kind);
       if (!amounts.is_object()) continue;
       for (const char* name : {"cpu", "memory", "ephemeral-storage"}) {
-        auto milli = QuantityMilli(Member(amounts, name));
+        auto milli = QuantityMilli(ValueAt(amounts, name));
         if (!milli) continue;
         (*out)[std::string(kind) + "." + name] += *milli;
         if (std::string(kind) == "requests") (*out)[name] += *milli;
@@ -53,24 +47,24 @@ QuotaUsage UsageOf(const api::ResourceInfo& res, const json& obj) {
   if (res.group.empty() && res.plural == "pods" && Terminal(obj)) return out;
   out["count/" + (res.group.empty() ? res.plural : res.QualifiedName())] = 1000;
   if (!res.group.empty()) return out;
-  const json& spec = Member(obj, "spec");
+  const json& spec = ValueAt(obj, "spec");
   if (res.plural == "pods") {
     out["pods"] = 1000;
-    AddContainerAmounts(Member(spec, "containers"), &out);
+    AddContainerAmounts(ValueAt(spec, "containers"), &out);
   } else if (res.plural == "services") {
     out["services"] = 1000;
-    const std::string type = Member(spec, "type").is_string()
-                                 ? Member(spec, "type").get<std::string>()
+    const std::string type = ValueAt(spec, "type").is_string()
+                                 ? ValueAt(spec, "type").get<std::string>()
                                  : "ClusterIP";
-    const json& ports = Member(spec, "ports");
+    const json& ports = ValueAt(spec, "ports");
     const int64_t port_count = ports.is_array() ? ports.size() : 0;
     if (type == "NodePort" || type == "LoadBalancer")
       out["services.nodeports"] = 1000 * port_count;
     if (type == "LoadBalancer") out["services.loadbalancers"] = 1000;
   } else if (res.plural == "persistentvolumeclaims") {
     out["persistentvolumeclaims"] = 1000;
-    if (auto storage = QuantityMilli(
-            Member(Member(Member(spec, "resources"), "requests"), "storage")))
+    if (auto storage = QuantityMilli(ValueAt(
+            ValueAt(ValueAt(spec, "resources"), "requests"), "storage")))
       out["requests.storage"] = *storage;
   } else if (res.plural == "configmaps" || res.plural == "secrets" ||
              res.plural == "replicationcontrollers" ||
@@ -94,7 +88,7 @@ std::string MissingComputeResources(const json& pod, const json& hard) {
       {"requests.memory", "memory", "requests", "memory"},
   };
   std::string out;
-  const json& containers = Member(Member(pod, "spec"), "containers");
+  const json& containers = ValueAt(ValueAt(pod, "spec"), "containers");
   for (const Need& need : kNeeds) {
     if (!hard.contains(need.quota_a) &&
         !(need.quota_b != nullptr && hard.contains(need.quota_b)))
@@ -102,9 +96,9 @@ std::string MissingComputeResources(const json& pod, const json& hard) {
     std::string missing;
     if (containers.is_array()) {
       for (const json& c : containers) {
-        const json& amounts = Member(Member(c, "resources"), need.kind);
+        const json& amounts = ValueAt(ValueAt(c, "resources"), need.kind);
         if (amounts.is_object() && amounts.contains(need.name)) continue;
-        const json& name = Member(c, "name");
+        const json& name = ValueAt(c, "name");
         missing += (missing.empty() ? "" : ",") +
                    (name.is_string() ? name.get<std::string>() : "");
       }

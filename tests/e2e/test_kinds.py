@@ -201,6 +201,41 @@ class KindsTest(harness.ServerTestCase):
         self.kubectl.run("run", "c", "--image=nginx", "-n", "quota-team")
         self.kubectl.run("delete", "namespace", "quota-team", "--wait=false")
 
+    def test_limit_range_defaults_and_refuses(self):
+        self.kubectl.run("create", "namespace", "limited")
+        limits = {"apiVersion": "v1", "kind": "LimitRange",
+                  "metadata": {"name": "cpu", "namespace": "limited"},
+                  "spec": {"limits": [{"type": "Container",
+                                       "default": {"cpu": "500m"},
+                                       "max": {"cpu": "800m"}}]}}
+        self.kubectl.run("apply", "-f", "-", input=json.dumps(limits))
+        p = self.kubectl.run("get", "limitrange", "cpu", "-n", "limited",
+                             "-o", "json")
+        item = json.loads(p.stdout)["spec"]["limits"][0]
+        self.assertEqual(item["defaultRequest"], {"cpu": "500m"})
+        self.kubectl.run("run", "web", "--image=nginx", "-n", "limited")
+        p = self.kubectl.run("get", "pod", "web", "-n", "limited", "-o",
+                             "json")
+        pod = json.loads(p.stdout)
+        self.assertEqual(pod["spec"]["containers"][0]["resources"],
+                         {"limits": {"cpu": "500m"},
+                          "requests": {"cpu": "500m"}})
+        self.assertEqual(
+            pod["metadata"]["annotations"]["kubernetes.io/limit-ranger"],
+            "LimitRanger plugin set: cpu request for container web; cpu "
+            "limit for container web")
+        big = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "big", "namespace": "limited"},
+               "spec": {"containers": [{"name": "big", "image": "nginx",
+                                        "resources": {"limits":
+                                                      {"cpu": "1500m"}}}]}}
+        p = self.kubectl.run("apply", "-f", "-", input=json.dumps(big),
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('pods "big" is forbidden: maximum cpu usage per '
+                      'Container is 800m, but limit is 1500m.', p.stderr)
+        self.kubectl.run("delete", "namespace", "limited", "--wait=false")
+
     def test_create_configmap_and_secret(self):
         p = self.kubectl.run("create", "configmap", "app",
                              "--from-literal=mode=fast",
