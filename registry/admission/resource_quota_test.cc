@@ -69,8 +69,8 @@ class ResourceQuotaAdmissionTest : public ::testing::Test {
         registry::testing::CreateNamespace(registry_.get(), "free").ok());
   }
   // A quota whose usage has been counted (what the controller does).
-  void AddQuota(json hard, json used) {
-    json q = {{"metadata", {{"name", "small"}}}, {"spec", {{"hard", hard}}}};
+  void AddQuota(json hard, json used, const std::string& name = "small") {
+    json q = {{"metadata", {{"name", name}}}, {"spec", {{"hard", hard}}}};
     auto created =
         registry_->Create(*Res("", "resourcequotas"), "default", q, {});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
@@ -78,7 +78,7 @@ class ResourceQuotaAdmissionTest : public ::testing::Test {
     json obj = created->object;
     obj["status"] = {{"hard", hard}, {"used", used}};
     ASSERT_TRUE(registry_
-                    ->Update(*Res("", "resourcequotas"), "default", "small",
+                    ->Update(*Res("", "resourcequotas"), "default", name,
                              "status", obj, {})
                     .ok());
   }
@@ -86,8 +86,8 @@ class ResourceQuotaAdmissionTest : public ::testing::Test {
     auto r = registry_->Create(*Res("", "pods"), ns, pod, {});
     return r.ok() ? "ok" : r.status().message();
   }
-  json Used() {
-    auto q = registry_->Get(*Res("", "resourcequotas"), "default", "small");
+  json Used(const std::string& name = "small") {
+    auto q = registry_->Get(*Res("", "resourcequotas"), "default", name);
     return q.ok() ? (*q)["status"]["used"] : json();
   }
 
@@ -116,6 +116,15 @@ TEST_F(ResourceQuotaAdmissionTest, ChargesUntilTheLimitThenRefuses) {
   EXPECT_FALSE(registry_->Get(*Res("", "pods"), "default", "e").ok());
   // Other namespaces are not limited.
   EXPECT_EQ(Create("free", Pod("e")), "ok");
+}
+
+TEST_F(ResourceQuotaAdmissionTest, OneRefusalChargesNoQuota) {
+  AddQuota({{"pods", "5"}}, {{"pods", "0"}}, "roomy");
+  AddQuota({{"pods", "1"}}, {{"pods", "1"}}, "tight");
+  EXPECT_EQ(Create("default", Pod("a")),
+            "pods \"a\" is forbidden: exceeded quota: tight, requested: "
+            "pods=1, used: pods=1, limited: pods=1");
+  EXPECT_EQ(Used("roomy"), (json{{"pods", "0"}}));
 }
 
 TEST_F(ResourceQuotaAdmissionTest, UncountedQuotaRefuses) {
