@@ -1,7 +1,8 @@
 // How kube-controller-manager's controllers write: typed in-process writes
 // as the service account kube-system/<account> (its groups included), with
 // the field manager "kube-controller-manager" unless another component's
-// (the cloud-controller-manager's) is named.
+// (the cloud-controller-manager's) is named; and which write errors such a
+// controller lets pass.
 //
 // Thread safety: a pure function.
 #ifndef KMOCK_CONTROLLERS_CONTROLLER_WRITE_H_
@@ -12,6 +13,19 @@
 #include "registry/registry.h"
 
 namespace kmock::controllers {
+
+// What a level-triggered controller's write may meet that is not worth a
+// retry: the object changed (409), went (404), already exists (409) or its
+// namespace is terminating (403) meanwhile; its own informer event brings
+// the key back. Ok for those, else the status as it is.
+inline Status IgnoreRoutineWriteErrors(const Status& st) {
+  const StatusCode code = st.code();
+  if (code == StatusCode::kConflict || code == StatusCode::kNotFound ||
+      code == StatusCode::kAlreadyExists || code == StatusCode::kForbidden) {
+    return Status::Ok();
+  }
+  return st;
+}
 
 inline registry::WriteOptions ControllerWrite(
     const std::string& account,

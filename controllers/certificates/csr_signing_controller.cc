@@ -141,12 +141,8 @@ Status CsrSigningController::WriteStatus(json csr) {
   const std::string name = ObjectAt(csr, "metadata").value("name", "");
   auto written = registry_->Update(*csrs_, "", name, "status", std::move(csr),
                                    ControllerWrite("certificate-controller"));
-  if (written.ok()) return Status::Ok();
-  // Changed or gone meanwhile: its own event brings it back.
-  const StatusCode code = written.status().code();
-  if (code == StatusCode::kConflict || code == StatusCode::kNotFound)
-    return Status::Ok();
-  return written.status();
+  return written.ok() ? Status::Ok()
+                      : IgnoreRoutineWriteErrors(written.status());
 }
 
 }  // namespace kmock::controllers

@@ -44,17 +44,6 @@ bool SameSlice(const json& live, const endpoints::SliceContent& want,
          ObjectAt(ObjectAt(live, "metadata"), "labels") == labels;
 }
 
-// The code worth retrying; what an object changing or going meanwhile
-// causes is not (its own event queues the Service again).
-Status Routine(const Status& st) {
-  StatusCode code = st.code();
-  if (code == StatusCode::kConflict || code == StatusCode::kNotFound ||
-      code == StatusCode::kAlreadyExists || code == StatusCode::kForbidden) {
-    return Status::Ok();
-  }
-  return st;
-}
-
 }  // namespace
 
 EndpointsController::EndpointsController(registry::Registry* registry,
@@ -150,7 +139,8 @@ Status EndpointsController::Sync(const std::string& key) {
     tracker_.Forget(key);
     if (endpoints_->Get(key) == nullptr) return Status::Ok();
     auto deleted = registry_->Delete(*res_.endpoints, ns, name, {});
-    return deleted.ok() ? Status::Ok() : Routine(deleted.status());
+    return deleted.ok() ? Status::Ok()
+                        : IgnoreRoutineWriteErrors(deleted.status());
   }
   if (!endpoints::ServiceHasSelector(*service)) return DeleteSlices(key);
   std::vector<ObjectPtr> pods;
@@ -180,7 +170,8 @@ Status EndpointsController::SyncEndpoints(const json& service,
     if (!subsets.empty()) obj["subsets"] = std::move(subsets);
     auto created = registry_->Create(*res_.endpoints, ns, std::move(obj),
                                      ControllerWrite("endpoint-controller"));
-    return created.ok() ? Status::Ok() : Routine(created.status());
+    return created.ok() ? Status::Ok()
+                        : IgnoreRoutineWriteErrors(created.status());
   }
   const json& live_labels = ObjectAt(ObjectAt(*live, "metadata"), "labels");
   if (ListOrEmpty(*live, "subsets") == subsets &&
@@ -198,7 +189,8 @@ Status EndpointsController::SyncEndpoints(const json& service,
   auto updated =
       registry_->Update(*res_.endpoints, ns, name, "", std::move(obj),
                         ControllerWrite("endpoint-controller"));
-  return updated.ok() ? Status::Ok() : Routine(updated.status());
+  return updated.ok() ? Status::Ok()
+                      : IgnoreRoutineWriteErrors(updated.status());
 }
 
 Status EndpointsController::SyncSlices(const json& service,
@@ -237,7 +229,7 @@ Status EndpointsController::SyncSlices(const json& service,
   }
   Status result = Status::Ok();
   auto note = [&result](const Status& st) {
-    if (result.ok()) result = Routine(st);
+    if (result.ok()) result = IgnoreRoutineWriteErrors(st);
   };
   // The others are rewritten into the remaining slices, or made anew.
   for (const endpoints::SliceContent* want : unplaced) {
@@ -299,7 +291,7 @@ Status EndpointsController::DeleteSlices(const std::string& key) {
     if (deleted.ok()) {
       tracker_.Deleted(key, slice_name);
     } else if (result.ok()) {
-      result = Routine(deleted.status());
+      result = IgnoreRoutineWriteErrors(deleted.status());
     }
   }
   return result;

@@ -16,6 +16,17 @@ EventRecord Event(std::string type, std::string reason, std::string message) {
                      ""};
 }
 
+// The persistentvolume-controller's event while a provisioner works.
+EventRecord WaitingForProvisioner(const std::string& provisioner) {
+  return Event("Normal", "ExternalProvisioning",
+               "Waiting for a volume to be created either by the external "
+               "provisioner '" +
+                   provisioner +
+                   "' or manually by the system administrator. If volume "
+                   "creation is delayed, please verify that the provisioner "
+                   "is running and correctly registered.");
+}
+
 constexpr char kClaimPrefix[] = "claim/";
 constexpr char kVolumePrefix[] = "volume/";
 
@@ -27,17 +38,6 @@ std::string ClaimKeyOfVolume(const json& volume) {
   const json& ref = ObjectAt(ObjectAt(volume, "spec"), "claimRef");
   if (ref.empty()) return "";
   return StringAt(ref, "namespace") + "/" + StringAt(ref, "name");
-}
-
-// What an object changing or going meanwhile causes is not worth a retry:
-// its own event queues it again.
-Status Routine(const Status& st) {
-  const StatusCode code = st.code();
-  if (code == StatusCode::kConflict || code == StatusCode::kNotFound ||
-      code == StatusCode::kAlreadyExists) {
-    return Status::Ok();
-  }
-  return st;
 }
 
 registry::WriteOptions Write() {
@@ -194,15 +194,7 @@ Status VolumeController::SyncClaim(const std::string& key) {
   const std::string driver = SimulatedDriver(*storage_class);
   const std::string provisioner = StringAt(*storage_class, "provisioner");
   if (driver.empty()) {
-    return events_->Record(
-        claim,
-        Event("Normal", "ExternalProvisioning",
-              "Waiting for a volume to be created either by the external "
-              "provisioner '" +
-                  provisioner +
-                  "' or manually by the system administrator. If volume "
-                  "creation is delayed, please verify that the provisioner "
-                  "is running and correctly registered."));
+    return events_->Record(claim, WaitingForProvisioner(provisioner));
   }
   return Provision(claim, *storage_class, driver);
 }
@@ -222,16 +214,8 @@ Status VolumeController::Provision(const json& claim, const json& storage_class,
         driver;
     auto written = registry_->Update(*res_.persistentvolumeclaims, ns, name, "",
                                      std::move(annotated), Write());
-    if (!written.ok()) return Routine(written.status());
-    return events_->Record(
-        claim,
-        Event("Normal", "ExternalProvisioning",
-              "Waiting for a volume to be created either by the external "
-              "provisioner '" +
-                  driver +
-                  "' or manually by the system administrator. If volume "
-                  "creation is delayed, please verify that the provisioner "
-                  "is running and correctly registered."));
+    if (!written.ok()) return IgnoreRoutineWriteErrors(written.status());
+    return events_->Record(claim, WaitingForProvisioner(driver));
   }
   KMOCK_RETURN_IF_ERROR(provisioner_events_->Record(
       claim, Event("Normal", "Provisioning",
@@ -243,7 +227,7 @@ Status VolumeController::Provision(const json& claim, const json& storage_class,
   auto created =
       registry_->Create(*res_.persistentvolumes, "", std::move(volume),
                         ControllerWrite("ebs-csi-controller-sa"));
-  if (!created.ok()) return Routine(created.status());
+  if (!created.ok()) return IgnoreRoutineWriteErrors(created.status());
   return provisioner_events_->Record(
       claim, Event("Normal", "ProvisioningSucceeded",
                    "Successfully provisioned volume " + volume_name));
@@ -276,7 +260,7 @@ Status VolumeController::Bind(const json& volume, const json& claim) {
       StringAt(ref, "uid") != StringAt(ObjectAt(claim, "metadata"), "uid")) {
     auto written = registry_->Update(*res_.persistentvolumes, "", volume_name,
                                      "", BindVolume(volume, claim), Write());
-    if (!written.ok()) return Routine(written.status());
+    if (!written.ok()) return IgnoreRoutineWriteErrors(written.status());
     bound_volume = written->object;
   }
   if (StringAt(ObjectAt(bound_volume, "status"), "phase") != "Bound") {
@@ -292,7 +276,7 @@ Status VolumeController::Bind(const json& volume, const json& claim) {
     SplitKey(claim_key, &ns, &name);
     auto written = registry_->Update(*res_.persistentvolumeclaims, ns, name, "",
                                      BindClaim(claim, bound_volume), Write());
-    if (!written.ok()) return Routine(written.status());
+    if (!written.ok()) return IgnoreRoutineWriteErrors(written.status());
     bound_claim = written->object;
   }
   json status = BoundClaimStatus(bound_volume);
@@ -345,7 +329,7 @@ Status VolumeController::SyncVolume(const std::string& name) {
           "Delete" &&
       ours) {
     auto deleted = registry_->Delete(*res_.persistentvolumes, "", name, {});
-    if (!deleted.ok()) return Routine(deleted.status());
+    if (!deleted.ok()) return IgnoreRoutineWriteErrors(deleted.status());
   }
   return Status::Ok();
 }
@@ -358,7 +342,8 @@ Status VolumeController::WriteStatus(const api::ResourceInfo& res,
   auto written = registry_->Update(res, StringAt(meta, "namespace"),
                                    StringAt(meta, "name"), "status",
                                    std::move(updated), Write());
-  return written.ok() ? Status::Ok() : Routine(written.status());
+  return written.ok() ? Status::Ok()
+                      : IgnoreRoutineWriteErrors(written.status());
 }
 
 }  // namespace kmock::controllers

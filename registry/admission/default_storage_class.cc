@@ -1,5 +1,6 @@
 #include "registry/admission/default_storage_class.h"
 
+#include "common/json_view.h"
 #include "registry/registry.h"
 
 namespace kmock::registry {
@@ -21,12 +22,6 @@ bool IsDefaultClass(const json& sc) {
   return false;
 }
 
-std::string MetaString(const json& obj, const char* key) {
-  auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  return meta->value(key, "");
-}
-
 }  // namespace
 
 std::optional<std::string> DefaultStorageClassName(
@@ -34,10 +29,13 @@ std::optional<std::string> DefaultStorageClassName(
   // The newest wins (RFC 3339 times compare as strings); between equals
   // the first name, so the choice never depends on list order.
   auto preferred = [](const json& a, const json& b) {
-    const std::string ta = MetaString(a, "creationTimestamp");
-    const std::string tb = MetaString(b, "creationTimestamp");
+    const std::string ta =
+        StringAt(ObjectAt(a, "metadata"), "creationTimestamp");
+    const std::string tb =
+        StringAt(ObjectAt(b, "metadata"), "creationTimestamp");
     if (ta != tb) return ta > tb;
-    return MetaString(a, "name") < MetaString(b, "name");
+    return StringAt(ObjectAt(a, "metadata"), "name") <
+           StringAt(ObjectAt(b, "metadata"), "name");
   };
   const json* chosen = nullptr;
   for (const json& sc : classes) {
@@ -45,7 +43,7 @@ std::optional<std::string> DefaultStorageClassName(
       chosen = &sc;
   }
   if (chosen == nullptr) return std::nullopt;
-  return MetaString(*chosen, "name");
+  return StringAt(ObjectAt(*chosen, "metadata"), "name");
 }
 
 bool DefaultStorageClassAdmission::Handles(const api::ResourceInfo& res) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_view.h"
 #include "registry/admission/quota_usage.h"
 #include "registry/api_errors.h"
 #include "registry/registry.h"
@@ -11,21 +12,6 @@ namespace kmock::registry {
 using nlohmann::json;
 
 namespace {
-
-std::string MetaString(const json& obj, const char* key) {
-  auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  return meta->value(key, "");
-}
-
-const json& MapAt(const json& obj, const char* a, const char* b) {
-  static const json kEmpty = json::object();
-  auto x = obj.find(a);
-  if (x == obj.end() || !x->is_object()) return kEmpty;
-  auto y = x->find(b);
-  if (y == x->end() || !y->is_object()) return kEmpty;
-  return *y;
-}
 
 std::string Amounts(const std::vector<std::pair<std::string, int64_t>>& list) {
   std::string out;
@@ -51,21 +37,21 @@ Status ResourceQuotaAdmission::ValidateCreate(Registry& registry,
                          quotas_.Get(registry));
   std::vector<std::string> names;
   for (const json& q : *all) {
-    if (MetaString(q, "namespace") == req.ns)
-      names.push_back(MetaString(q, "name"));
+    if (StringAt(ObjectAt(q, "metadata"), "namespace") == req.ns)
+      names.push_back(StringAt(ObjectAt(q, "metadata"), "name"));
   }
   if (names.empty()) return Status::Ok();  // the usual case, and cheap
   std::sort(names.begin(), names.end());
   const QuotaUsage usage = UsageOf(*req.resource, obj);
   const api::ResourceInfo* quotas =
       registry.catalog().Find("", "v1", "resourcequotas");
-  const std::string object_name = MetaString(obj, "name");
+  const std::string object_name = StringAt(ObjectAt(obj, "metadata"), "name");
   const bool pod =
       req.resource->group.empty() && req.resource->plural == "pods";
   // The quota's usage with this object added, or the refusal.
   auto charge = [&](const std::string& name, json& quota) -> Status {
-    const json& hard = MapAt(quota, "spec", "hard");
-    const json& used = MapAt(quota, "status", "used");
+    const json& hard = ObjectAt(ObjectAt(quota, "spec"), "hard");
+    const json& used = ObjectAt(ObjectAt(quota, "status"), "used");
     if (pod && !usage.empty()) {
       const std::string missing = MissingComputeResources(obj, hard);
       if (!missing.empty()) {
