@@ -335,7 +335,13 @@ std::optional<Status> Scheduler::CheckClaims(const json& pod,
   }
   if (node.empty() || verdict.delayed.empty()) return std::nullopt;
   // Claims that wait for a node learn this one; the pod is bound once the
-  // volume controller has bound them (a claim's update brings it back).
+  // volume controller has bound them (a claim's update brings it back). It
+  // waits among the unschedulable pods before the first claim changes, so
+  // that no claim update can come before it is there to be requeued.
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    unschedulable_.insert(KeyOf(pod));
+  }
   registry::WriteOptions wo;
   wo.typed_in_process = true;
   wo.user.name = "system:kube-scheduler";
@@ -359,8 +365,6 @@ std::optional<Status> Scheduler::CheckClaims(const json& pod,
       return annotated.status();
     }
   }
-  std::lock_guard<std::mutex> l(mu_);
-  unschedulable_.insert(KeyOf(pod));
   return Status::Ok();
 }
 
