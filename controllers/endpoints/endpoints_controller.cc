@@ -71,7 +71,20 @@ EndpointsController::EndpointsController(registry::Registry* registry,
       {queue_object,
        [queue_object](const json&, const json& obj) { queue_object(obj); },
        queue_object});
-  endpoints_->AddHandlers({nullptr, nullptr, queue_object});
+  // A change to the Endpoints of a known Service brings the Service back: a
+  // write that met AlreadyExists or Conflict because this cache was behind
+  // is settled once the cache catches up, and a user's edit is put right.
+  // Endpoints without a Service are left alone (users write them before
+  // their selectorless Service); only their deletion is followed.
+  auto queue_known_service = [this](const json& obj) {
+    std::string key = KeyOf(obj);
+    if (services_->Get(key) != nullptr) queue_.Add(key);
+  };
+  endpoints_->AddHandlers({queue_known_service,
+                           [queue_known_service](const json&, const json& obj) {
+                             queue_known_service(obj);
+                           },
+                           queue_object});
   // Any change to a managed slice (ours arriving in the cache included)
   // brings its Service back: a sync that found the cache behind its own
   // writes, or someone else's edit, is settled then.

@@ -2,7 +2,8 @@
 // and one managed EndpointSlice naming its ready pods; a pod that stops
 // being ready moves to notReadyAddresses and the slice is rewritten in
 // place; a Service without a selector keeps its user's Endpoints; a deleted
-// Service loses its Endpoints.
+// Service loses its Endpoints; Endpoints written before their Service stay,
+// and an edit to a managed Endpoints is put right.
 #include "controllers/endpoints/endpoints_controller.h"
 
 #include <gtest/gtest.h>
@@ -145,6 +146,37 @@ TEST_F(EndpointsControllerTest, ServiceWithoutSelectorKeepsUserEndpoints) {
   json live = Endpoints("external");
   EXPECT_EQ(live["subsets"][0]["addresses"][0]["ip"], "192.0.2.10");
   EXPECT_EQ(Slices().size(), 0u);
+}
+
+TEST_F(EndpointsControllerTest, EndpointsWrittenBeforeTheirServiceStay) {
+  json ep = {{"apiVersion", "v1"},
+             {"kind", "Endpoints"},
+             {"metadata", {{"name", "db"}}},
+             {"subsets",
+              {{{"addresses", {{{"ip", "192.0.2.20"}}}},
+                {"ports", {{{"port", 5432}}}}}}}};
+  ASSERT_TRUE(registry_->Create(*res_.endpoints, "default", ep, {}).ok());
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(Endpoints("db")["subsets"][0]["addresses"][0]["ip"], "192.0.2.20");
+  CreateService("db", json());
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(Endpoints("db")["subsets"][0]["addresses"][0]["ip"], "192.0.2.20");
+}
+
+TEST_F(EndpointsControllerTest, AnEditedEndpointsIsPutRight) {
+  CreatePod("a", "10.244.1.2", true);
+  CreateService("web", {{"app", "web"}});
+  ASSERT_TRUE(Eventually([&] {
+    return Count(Endpoints("web")["subsets"], "addresses") == 1;
+  })) << Endpoints("web").dump();
+  json edited = Endpoints("web");
+  edited["subsets"][0]["addresses"][0]["ip"] = "192.0.2.99";
+  ASSERT_TRUE(
+      registry_->Update(*res_.endpoints, "default", "web", "", edited, {})
+          .ok());
+  EXPECT_TRUE(Eventually([&] {
+    return Endpoints("web")["subsets"][0]["addresses"][0]["ip"] == "10.244.1.2";
+  })) << Endpoints("web").dump();
 }
 
 }  // namespace
