@@ -36,6 +36,41 @@ Status CreateIfMissing(registry::Registry* reg, const api::ResourceInfo& res,
   return r.status();
 }
 
+// kube-system/kube-proxy with the status of a DaemonSet whose pods run on
+// every node; returns the controller reference its pods carry.
+Result<json> EnsureKubeProxyDaemonSet(registry::Registry* registry,
+                                      const CoreResources& res,
+                                      const ClusterSpec& cluster,
+                                      const std::string& version,
+                                      const registry::WriteOptions& wo,
+                                      BootstrapResult* out) {
+  KMOCK_RETURN_IF_ERROR(
+      CreateIfMissing(registry, *res.daemonsets, "kube-system",
+                      BuildKubeProxyDaemonSet(version), wo, out));
+  const int64_t n = static_cast<int64_t>(cluster.nodes.size());
+  KMOCK_ASSIGN_OR_RETURN(
+      json ds,
+      registry->GuaranteedUpdate(
+          *res.daemonsets, "kube-system", "kube-proxy", "status",
+          [n](json& obj) -> Status {
+            json& st = obj["status"];
+            for (const char* key :
+                 {"currentNumberScheduled", "desiredNumberScheduled",
+                  "numberAvailable", "numberReady", "updatedNumberScheduled"}) {
+              st[key] = n;
+            }
+            st["numberMisscheduled"] = 0;
+            st["observedGeneration"] =
+                ValueAt(ObjectAt(obj, "metadata"), "generation");
+            return Status::Ok();
+          },
+          wo));
+  const json& meta = ObjectAt(ds, "metadata");
+  return json{{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"},
+              {"name", "kube-proxy"},    {"uid", StringAt(meta, "uid")},
+              {"controller", true},      {"blockOwnerDeletion", true}};
+}
+
 }  // namespace
 
 Result<BootstrapResult> Bootstrap(registry::Registry* registry,
@@ -184,10 +219,19 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     }
     out.system_pods.push_back("kube-system/" + name);
   }
+  // kube-proxy runs on every node as kubeadm's DaemonSet.
+  json proxy_owner;
+  if (res.daemonsets != nullptr) {
+    KMOCK_ASSIGN_OR_RETURN(
+        proxy_owner, EnsureKubeProxyDaemonSet(registry, res, cluster, version,
+                                              daemonsets, &out));
+  }
+  const std::string revision_hash = rng->Hex(8);
   for (const auto& node : cluster.nodes) {
     std::string name = proxy_on_node[node.name];
     if (name.empty()) {
-      json pod = BuildKubeProxyPod(node, version, rng);
+      json pod =
+          BuildKubeProxyPod(node, version, revision_hash, proxy_owner, rng);
       name = pod["metadata"]["name"];
       KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
                                             pod, daemonsets, &out));

@@ -5,6 +5,7 @@
 #include "common/json_view.h"
 #include "controllers/images.h"
 #include "controllers/lifecycle/stage.h"
+#include "controllers/replicaset_controller.h"
 #include "controllers/system_pods.h"
 
 namespace kmock::controllers {
@@ -85,49 +86,30 @@ Status ControllerManager::Start() {
     replicasets_ = std::make_unique<Informer>(registry_, res_.replicasets);
     replicasets_->AddIndex(kByNamespaceIndex, NamespaceIndex);
     deployments_ = std::make_unique<Informer>(registry_, res_.deployments);
-    ReplicaSetControllerOptions rso;
-    rso.event_sink = event_sink_.get();
-    replicaset_controller_ = std::make_unique<ReplicaSetController>(
-        registry_, clock_, res_, pods_.get(), replicasets_.get(), rso);
-    DeploymentControllerOptions dco;
-    dco.event_sink = event_sink_.get();
-    deployment_controller_ = std::make_unique<DeploymentController>(
-        registry_, clock_, res_, pods_.get(), replicasets_.get(),
-        deployments_.get(), dco);
   }
 
-  if (options_.endpoints && res_.endpoints != nullptr &&
-      res_.endpointslices != nullptr) {
-    // Made before the pod and node informers start: it adds its handlers.
-    endpoints_controller_ = std::make_unique<EndpointsController>(
-        registry_, clock_, res_, pods_.get(), nodes_.get(),
-        options_.endpoints_options);
-  }
-
-  if (options_.volumes && claims_ && res_.persistentvolumes != nullptr &&
-      res_.storageclasses != nullptr) {
-    VolumeControllerOptions vco;
-    vco.event_sink = event_sink_.get();
-    vco.host = cluster_.NodeRunning("kube-controller-manager");
-    volume_controller_ = std::make_unique<VolumeController>(
-        registry_, clock_, rng_, res_, claims_.get(), nodes_.get(), vco);
-  }
-
-  if (options_.resource_quotas && res_.resourcequotas != nullptr) {
-    // Made before the pod informer starts: it adds its handlers.
-    quota_controller_ = std::make_unique<ResourceQuotaController>(
-        registry_, clock_, res_.resourcequotas, pods_.get());
-  }
-
-  if (options_.garbage_collector) {
-    // Made before the informers start: it adds its handlers to them.
-    GarbageCollectorOptions gco = options_.gc;
-    for (Informer* inf : {pods_.get(), nodes_.get(), replicasets_.get(),
-                          deployments_.get(), claims_.get()}) {
-      if (inf != nullptr) gco.shared_informers[inf->resource()] = inf;
+  // Every controller is made before the shared informers start: they add
+  // their handlers to them.
+  const ControllerContext ctx{registry_,
+                              clock_,
+                              rng_,
+                              res_,
+                              cluster_,
+                              options_,
+                              event_sink_.get(),
+                              pods_.get(),
+                              nodes_.get(),
+                              claims_.get(),
+                              replicasets_.get(),
+                              deployments_.get()};
+  for (const ControllerEntry& entry : ControllerTable()) {
+    Result<std::unique_ptr<Controller>> made = entry.make(ctx);
+    if (!made.ok()) {
+      return Status(
+          made.status().code(),
+          std::string(entry.name) + " controller: " + made.status().message());
     }
-    garbage_collector_ =
-        std::make_unique<GarbageCollector>(registry_, clock_, rng_, gco);
+    if (*made != nullptr) controllers_.push_back(std::move(made).value());
   }
 
   nodes_->Start();
@@ -138,76 +120,15 @@ Status ControllerManager::Start() {
   scheduler_->Start();
   kubelets_->Start();
   if (heartbeats_) heartbeats_->Start();
-  if (replicaset_controller_) replicaset_controller_->Start();
-  if (deployment_controller_) deployment_controller_->Start();
-  if (garbage_collector_) garbage_collector_->Start();
-  if (endpoints_controller_) endpoints_controller_->Start();
-  if (volume_controller_) volume_controller_->Start();
-  if (quota_controller_) quota_controller_->Start();
-  if (options_.namespace_controller) {
-    namespace_controller_ = std::make_unique<NamespaceController>(
-        registry_, clock_, rng_, options_.namespaces);
-    namespace_controller_->Start();
-  }
-  if (options_.kubernetes_service) {
-    KubernetesServiceOptions kso = options_.kubernetes_service_options;
-    if (kso.advertise_address.empty()) {
-      const std::string host = cluster_.NodeRunning("kube-apiserver");
-      for (const auto& n : cluster_.nodes) {
-        if (n.name == host) kso.advertise_address = n.internal_ip;
-      }
-    }
-    kubernetes_service_ = std::make_unique<KubernetesServiceController>(
-        registry_, clock_, res_, kso);
-    kubernetes_service_->Start();
-  }
-  if (options_.service_accounts && res_.serviceaccounts != nullptr) {
-    publishers_.push_back(std::make_unique<NamespacePublisher>(
-        registry_, clock_, res_.namespaces,
-        DefaultServiceAccount(res_.serviceaccounts)));
-  }
-  if (!options_.root_ca_pem.empty() && res_.configmaps != nullptr) {
-    publishers_.push_back(std::make_unique<NamespacePublisher>(
-        registry_, clock_, res_.namespaces,
-        RootCaConfigMap(res_.configmaps, options_.root_ca_pem)));
-  }
-  for (auto& publisher : publishers_) publisher->Start();
-  if (options_.load_balancers) {
-    LoadBalancerControllerOptions lbo;
-    lbo.region = cluster_.region;
-    lbo.host = cluster_.NodeRunning("cloud-controller-manager");
-    lbo.event_sink = event_sink_.get();
-    load_balancer_controller_ = std::make_unique<LoadBalancerController>(
-        registry_, clock_, rng_, res_, lbo);
-    load_balancer_controller_->Start();
-  }
-  if (!options_.ca_key_pem.empty() && !options_.root_ca_pem.empty() &&
-      res_.certificatesigningrequests != nullptr) {
-    CsrSigningOptions cso;
-    cso.ca_cert_pem = options_.root_ca_pem;
-    cso.ca_key_pem = options_.ca_key_pem;
-    KMOCK_ASSIGN_OR_RETURN(
-        csr_signing_controller_,
-        CsrSigningController::Create(registry_, clock_, rng_,
-                                     res_.certificatesigningrequests, cso));
-    csr_signing_controller_->Start();
-  }
+  for (auto& controller : controllers_) controller->Start();
   started_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
-  if (csr_signing_controller_) csr_signing_controller_->Stop();
-  for (auto& publisher : publishers_) publisher->Stop();
-  if (load_balancer_controller_) load_balancer_controller_->Stop();
-  if (endpoints_controller_) endpoints_controller_->Stop();
-  if (volume_controller_) volume_controller_->Stop();
-  if (quota_controller_) quota_controller_->Stop();
-  if (kubernetes_service_) kubernetes_service_->Stop();
-  if (namespace_controller_) namespace_controller_->Stop();
-  if (garbage_collector_) garbage_collector_->Stop();
-  if (deployment_controller_) deployment_controller_->Stop();
-  if (replicaset_controller_) replicaset_controller_->Stop();
+  for (auto it = controllers_.rbegin(); it != controllers_.rend(); ++it) {
+    (*it)->Stop();
+  }
   if (deployments_) deployments_->Stop();
   if (replicasets_) replicasets_->Stop();
   if (heartbeats_) heartbeats_->Stop();

@@ -1,14 +1,9 @@
 // Owns every in-process controller and starts and stops them together:
-// bootstrap of the cluster (bootstrap.h), the shared pod and node
-// informers, the scheduler, the fake kubelets (which also keep the system
-// pods, as kubelets keep their static pods' mirror pods), the node
-// heartbeats, the API server's own default/kubernetes Service loop, the
-// publishers of each namespace's default ServiceAccount and root CA
-// ConfigMap, the endpoints controller, the cloud's load-balancer
-// controller, the CSR signer, the persistent volume controller, the
-// resource quota controller and,
-// when the catalog serves apps/v1, the ReplicaSet and Deployment
-// controllers.
+// bootstrap of the cluster (bootstrap.h), the core (the shared pod, node,
+// claim, ReplicaSet and Deployment informers, the scheduler, the fake
+// kubelets, which also keep the system pods as kubelets keep their static
+// pods' mirror pods, and the node heartbeats), then every control loop of
+// ControllerTable() (controller_table.h) that applies.
 // main builds one after the registry and waits for WaitForClusterReady
 // before it announces the server as ready.
 //
@@ -25,10 +20,8 @@
 #include "common/clock.h"
 #include "common/rng.h"
 #include "controllers/bootstrap.h"
-#include "controllers/certificates/csr_signing_controller.h"
-#include "controllers/cloud/load_balancer_controller.h"
 #include "controllers/cluster.h"
-#include "controllers/deployment_controller.h"
+#include "controllers/controller_table.h"
 #include "controllers/endpoints/endpoints_controller.h"
 #include "controllers/event_sink.h"
 #include "controllers/garbage_collector.h"
@@ -37,12 +30,8 @@
 #include "controllers/kubernetes_service.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/node_heartbeat.h"
-#include "controllers/publish/namespace_publisher.h"
-#include "controllers/quota/resource_quota_controller.h"
-#include "controllers/replicaset_controller.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/scheduler.h"
-#include "controllers/storage/volume_controller.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -77,6 +66,8 @@ struct ControllerManagerOptions {
   bool volumes = true;
   // ResourceQuotas' status: hard and used.
   bool resource_quotas = true;
+  // PodDisruptionBudgets' status, which pods/eviction spends.
+  bool disruption = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's
@@ -136,17 +127,8 @@ class ControllerManager {
   std::unique_ptr<NodeHeartbeats> heartbeats_;
   std::unique_ptr<Informer> replicasets_;
   std::unique_ptr<Informer> deployments_;
-  std::unique_ptr<ReplicaSetController> replicaset_controller_;
-  std::unique_ptr<DeploymentController> deployment_controller_;
-  std::unique_ptr<GarbageCollector> garbage_collector_;
-  std::unique_ptr<NamespaceController> namespace_controller_;
-  std::unique_ptr<KubernetesServiceController> kubernetes_service_;
-  std::vector<std::unique_ptr<NamespacePublisher>> publishers_;
-  std::unique_ptr<EndpointsController> endpoints_controller_;
-  std::unique_ptr<LoadBalancerController> load_balancer_controller_;
-  std::unique_ptr<CsrSigningController> csr_signing_controller_;
-  std::unique_ptr<VolumeController> volume_controller_;
-  std::unique_ptr<ResourceQuotaController> quota_controller_;
+  // The controllers of ControllerTable() that apply, in start order.
+  std::vector<std::unique_ptr<Controller>> controllers_;
   bool started_ = false;
 };
 

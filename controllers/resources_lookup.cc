@@ -35,6 +35,10 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.persistentvolumes = cat.Find("", "v1", "persistentvolumes");
   r.storageclasses = cat.Find("storage.k8s.io", "v1", "storageclasses");
   r.resourcequotas = cat.Find("", "v1", "resourcequotas");
+  r.poddisruptionbudgets = cat.Find("policy", "v1", "poddisruptionbudgets");
+  r.statefulsets = cat.Find("apps", "v1", "statefulsets");
+  r.daemonsets = cat.Find("apps", "v1", "daemonsets");
+  r.replicationcontrollers = cat.Find("", "v1", "replicationcontrollers");
   r.certificatesigningrequests =
       cat.Find("certificates.k8s.io", "v1", "certificatesigningrequests");
   return r;

@@ -39,6 +39,14 @@ struct CoreResources {
   const api::ResourceInfo* persistentvolumeclaims = nullptr;
   const api::ResourceInfo* persistentvolumes = nullptr;
   const api::ResourceInfo* storageclasses = nullptr;
+  // policy/v1 budgets and the workloads whose scale they count; null while
+  // not served (the disruption controller then does not run, or counts
+  // without that kind).
+  const api::ResourceInfo* poddisruptionbudgets = nullptr;
+  const api::ResourceInfo* statefulsets = nullptr;
+  // apps/v1; null while not served (kube-proxy's pods then have no owner).
+  const api::ResourceInfo* daemonsets = nullptr;
+  const api::ResourceInfo* replicationcontrollers = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.
   static Result<CoreResources> Lookup(const api::Catalog& catalog);

@@ -170,8 +170,10 @@ json BuildStaticPod(const std::string& component, const NodeSpec& node,
          json::array({{{"effect", "NoExecute"}, {"operator", "Exists"}}})}}}};
 }
 
-json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
-                       Rng* rng) {
+namespace {
+
+// The pod spec kube-proxy's DaemonSet stamps out (without the node).
+json KubeProxyPodSpec(const std::string& version) {
   json container = {
       {"name", "kube-proxy"},
       {"image", "registry.k8s.io/kube-proxy:" + version},
@@ -188,33 +190,60 @@ json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
       {"securityContext", {{"privileged", true}}},
       {"terminationMessagePath", "/dev/termination-log"},
       {"terminationMessagePolicy", "File"}};
-  return {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", "kube-proxy-" + rng->NameSuffix(5)},
-        {"namespace", "kube-system"},
-        {"labels",
-         {{"k8s-app", kKubeProxyApp},
-          {"controller-revision-hash", rng->Hex(8)},
-          {"pod-template-generation", "1"}}}}},
-      {"spec",
-       {{"containers", json::array({container})},
-        {"nodeName", node.name},
-        {"hostNetwork", true},
-        {"dnsPolicy", "ClusterFirst"},
-        {"priorityClassName", "system-node-critical"},
-        {"priority", kNodeCritical},
-        {"restartPolicy", "Always"},
-        {"schedulerName", "default-scheduler"},
-        {"terminationGracePeriodSeconds", 30},
-        {"tolerations", json::array({{{"operator", "Exists"}},
-                                     {{"key", "node.kubernetes.io/not-ready"},
-                                      {"operator", "Exists"},
-                                      {"effect", "NoExecute"}},
-                                     {{"key", "node.kubernetes.io/unreachable"},
-                                      {"operator", "Exists"},
-                                      {"effect", "NoExecute"}}})}}}};
+  return {{"containers", json::array({container})},
+          {"hostNetwork", true},
+          {"dnsPolicy", "ClusterFirst"},
+          {"nodeSelector", {{"kubernetes.io/os", "linux"}}},
+          {"priorityClassName", "system-node-critical"},
+          {"restartPolicy", "Always"},
+          {"schedulerName", "default-scheduler"},
+          {"terminationGracePeriodSeconds", 30},
+          {"tolerations", json::array({{{"operator", "Exists"}}})}};
+}
+
+}  // namespace
+
+json BuildKubeProxyDaemonSet(const std::string& version) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "DaemonSet"},
+          {"metadata",
+           {{"name", "kube-proxy"},
+            {"namespace", "kube-system"},
+            {"labels", {{"k8s-app", kKubeProxyApp}}}}},
+          {"spec",
+           {{"selector", {{"matchLabels", {{"k8s-app", kKubeProxyApp}}}}},
+            {"template",
+             {{"metadata", {{"labels", {{"k8s-app", kKubeProxyApp}}}}},
+              {"spec", KubeProxyPodSpec(version)}}},
+            {"updateStrategy",
+             {{"type", "RollingUpdate"},
+              {"rollingUpdate", {{"maxUnavailable", 1}, {"maxSurge", 0}}}}}}}};
+}
+
+json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
+                       const std::string& revision_hash, const json& owner,
+                       Rng* rng) {
+  json spec = KubeProxyPodSpec(version);
+  spec["nodeName"] = node.name;
+  spec["priority"] = kNodeCritical;
+  // What the DaemonSet controller adds to every pod it makes.
+  spec["tolerations"].push_back({{"key", "node.kubernetes.io/not-ready"},
+                                 {"operator", "Exists"},
+                                 {"effect", "NoExecute"}});
+  spec["tolerations"].push_back({{"key", "node.kubernetes.io/unreachable"},
+                                 {"operator", "Exists"},
+                                 {"effect", "NoExecute"}});
+  json metadata = {{"name", "kube-proxy-" + rng->NameSuffix(5)},
+                   {"namespace", "kube-system"},
+                   {"labels",
+                    {{"k8s-app", kKubeProxyApp},
+                     {"controller-revision-hash", revision_hash},
+                     {"pod-template-generation", "1"}}}};
+  if (!owner.is_null()) metadata["ownerReferences"] = json::array({owner});
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", std::move(metadata)},
+          {"spec", std::move(spec)}};
 }
 
 json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,

@@ -29,8 +29,15 @@ nlohmann::json BuildStaticPod(const std::string& component,
                               const NodeSpec& node, const std::string& node_uid,
                               const std::string& version, TimePoint now,
                               Rng* rng);
+// kubeadm's kube-proxy DaemonSet in kube-system.
+nlohmann::json BuildKubeProxyDaemonSet(const std::string& version);
+// A kube-proxy pod of that DaemonSet on `node`: `owner` is its controller
+// reference (null: none), `revision_hash` the DaemonSet's
+// controller-revision-hash, the same on every pod.
 nlohmann::json BuildKubeProxyPod(const NodeSpec& node,
-                                 const std::string& version, Rng* rng);
+                                 const std::string& version,
+                                 const std::string& revision_hash,
+                                 const nlohmann::json& owner, Rng* rng);
 nlohmann::json BuildCloudControllerPod(const NodeSpec& node,
                                        const ClusterSpec& cluster,
                                        const std::string& version, Rng* rng);

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "api/resource.h"
+#include "common/clock.h"
+#include "common/rng.h"
 #include "registry/registry.h"
 #include "store/storage.h"
 
@@ -45,6 +47,22 @@ inline Status CreateNamespace(Registry* registry, const std::string& name) {
                {})
       .status();
 }
+
+// A registry on an in-memory store with a fake clock (1,800,000,000 s after
+// the epoch) and a seeded random source, for tests that drive it directly.
+class RegistryFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage_ = OpenMemoryStore();
+    ASSERT_NE(storage_, nullptr);
+    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+  }
+
+  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
+  Rng rng_{1};
+  std::unique_ptr<store::Storage> storage_;
+  std::unique_ptr<Registry> registry_;
+};
 
 }  // namespace kmock::registry::testing
 

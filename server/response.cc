@@ -34,6 +34,11 @@ void WriteEncoded(httplib::Response& res, int code, const nlohmann::json& value,
 }
 
 void WriteError(httplib::Response& res, const Status& status) {
+  // As kube-apiserver: a suggested wait goes in Retry-After too, which
+  // client-go honours by retrying the request itself.
+  if (int wait = status.details().retry_after_seconds; wait > 0) {
+    res.set_header("Retry-After", std::to_string(wait));
+  }
   WriteJson(res, HttpCode(status), StatusJson(status));
 }
 

@@ -14,65 +14,6 @@ void SetIfAbsent(json& obj, const char* key, json value) {
   if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
 }
 
-// Go's %#v of an intstr.IntOrString held in JSON (absent: the zero value).
-std::string GoIntOrString(const json* v) {
-  if (v && v->is_string()) {
-    return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" +
-           FieldValueString(*v) + "}";
-  }
-  int64_t n = v && v->is_number() ? v->get<int64_t>() : 0;
-  return "intstr.IntOrString{Type:0, IntVal:" + std::to_string(n) +
-         ", StrVal:\"\"}";
-}
-
-// The percentage of "25%", or nullopt when not a valid percent string.
-std::optional<int64_t> Percent(const json* v) {
-  if (!v || !v->is_string()) return std::nullopt;
-  const std::string s = v->get<std::string>();
-  if (s.size() < 2 || s.back() != '%') return std::nullopt;
-  int64_t n = 0;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    n = n * 10 + (s[i] - '0');
-    if (n > 1000000000) n = 1000000000;
-  }
-  return n;
-}
-
-// intstr's IntValue of a value that is not a percentage: the number, or a
-// string parsed as a decimal (0 when it is not one).
-int64_t IntOrPercentValue(const json* v) {
-  if (auto p = Percent(v)) return *p;
-  if (!v) return 0;
-  if (v->is_number()) return v->get<int64_t>();
-  if (v->is_string()) {
-    try {
-      size_t used = 0;
-      const std::string s = v->get<std::string>();
-      int64_t n = std::stoll(s, &used);
-      return used == s.size() ? n : 0;
-    } catch (const std::exception&) {
-      return 0;
-    }
-  }
-  return 0;
-}
-
-void ValidatePositiveIntOrPercent(const json* v, const std::string& field,
-                                  FieldErrors* errs) {
-  if (v && v->is_string()) {
-    if (!Percent(v)) {
-      InvalidRendered(errs, field, GoIntOrString(v),
-                      "a valid percent string must be a numeric string "
-                      "followed by an ending '%' (e.g. '1%',  or '93%', "
-                      "regex used for validation is '[0-9]+%')");
-    }
-  } else if (v && v->is_number() && v->get<int64_t>() < 0) {
-    errs->Invalid(field, v->get<int64_t>(),
-                  "must be greater than or equal to 0");
-  }
-}
-
 void ValidateStrategy(const json& spec, FieldErrors* errs) {
   std::string type = Str(spec, {"strategy", "type"});
   const json* ru = Find(spec, {"strategy", "rollingUpdate"});

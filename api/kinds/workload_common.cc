@@ -203,6 +203,41 @@ void ValidateNonNegative(const json& obj,
   }
 }
 
+bool ValidateLabelSelector(const json& selector, const std::string& path,
+                           FieldErrors* errs) {
+  FieldErrors sel;
+  ValidateLabels(ValueAt(selector, "matchLabels"), path + ".matchLabels", &sel);
+  const json& exprs = Array(selector, {"matchExpressions"});
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    const json& r = exprs[i];
+    std::string at = path + ".matchExpressions[" + std::to_string(i) + "]";
+    std::string op = Str(r, {"operator"});
+    std::vector<std::string> values = Strings(ValueAt(r, "values"));
+    if (op == "In" || op == "NotIn") {
+      if (values.empty()) {
+        sel.Required(at + ".values",
+                     "must be specified when `operator` is 'In' or 'NotIn'");
+      }
+    } else if (op == "Exists" || op == "DoesNotExist") {
+      if (!values.empty()) {
+        sel.Forbidden(at + ".values",
+                      "may not be specified when `operator` is 'Exists' or "
+                      "'DoesNotExist'");
+      }
+    } else {
+      sel.Invalid(at + ".operator", op, "not a valid selector operator");
+    }
+    ValidateQualifiedName(Str(r, {"key"}), at + ".key", &sel);
+    for (size_t j = 0; j < values.size(); ++j) {
+      for (const std::string& m : IsValidLabelValue(values[j])) {
+        sel.Invalid(at + ".values[" + std::to_string(j) + "]", values[j], m);
+      }
+    }
+  }
+  errs->Append(sel);
+  return sel.empty();
+}
+
 void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
   const json* selector = Find(spec, {"selector"});
   if (selector && !selector->is_object()) selector = nullptr;
@@ -211,41 +246,8 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
   if (!selector) {
     errs->Required("spec.selector");
   } else {
-    FieldErrors sel;
-    ValidateLabels(ValueAt(*selector, "matchLabels"),
-                   "spec.selector.matchLabels", &sel);
+    selector_ok = ValidateLabelSelector(*selector, "spec.selector", errs);
     const json& exprs = Array(*selector, {"matchExpressions"});
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      const json& r = exprs[i];
-      std::string path =
-          "spec.selector.matchExpressions[" + std::to_string(i) + "]";
-      std::string op = Str(r, {"operator"});
-      std::vector<std::string> values = Strings(ValueAt(r, "values"));
-      if (op == "In" || op == "NotIn") {
-        if (values.empty()) {
-          sel.Required(path + ".values",
-                       "must be specified when `operator` is 'In' or "
-                       "'NotIn'");
-        }
-      } else if (op == "Exists" || op == "DoesNotExist") {
-        if (!values.empty()) {
-          sel.Forbidden(path + ".values",
-                        "may not be specified when `operator` is 'Exists' "
-                        "or 'DoesNotExist'");
-        }
-      } else {
-        sel.Invalid(path + ".operator", op, "not a valid selector operator");
-      }
-      ValidateQualifiedName(Str(r, {"key"}), path + ".key", &sel);
-      for (size_t j = 0; j < values.size(); ++j) {
-        for (const std::string& m : IsValidLabelValue(values[j])) {
-          sel.Invalid(path + ".values[" + std::to_string(j) + "]", values[j],
-                      m);
-        }
-      }
-    }
-    selector_ok = sel.empty();
-    errs->Append(sel);
     const json* ml = Find(*selector, {"matchLabels"});
     selector_size = (ml && ml->is_object() ? ml->size() : 0) + exprs.size();
     if (selector_size == 0) {
@@ -354,6 +356,65 @@ std::string PodTemplateHash(const json& pod_template,
     h = Fnv32a(std::string_view(bytes, 4), h);
   }
   return SafeEncodeString(std::to_string(h));
+}
+
+// Go's %#v of an intstr.IntOrString held in JSON (absent: the zero value).
+std::string GoIntOrString(const json* v) {
+  if (v && v->is_string()) {
+    return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" +
+           FieldValueString(*v) + "}";
+  }
+  int64_t n = v && v->is_number() ? v->get<int64_t>() : 0;
+  return "intstr.IntOrString{Type:0, IntVal:" + std::to_string(n) +
+         ", StrVal:\"\"}";
+}
+
+// The percentage of "25%", or nullopt when not a valid percent string.
+std::optional<int64_t> Percent(const json* v) {
+  if (!v || !v->is_string()) return std::nullopt;
+  const std::string s = v->get<std::string>();
+  if (s.size() < 2 || s.back() != '%') return std::nullopt;
+  int64_t n = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    n = n * 10 + (s[i] - '0');
+    if (n > 1000000000) n = 1000000000;
+  }
+  return n;
+}
+
+// intstr's IntValue of a value that is not a percentage: the number, or a
+// string parsed as a decimal (0 when it is not one).
+int64_t IntOrPercentValue(const json* v) {
+  if (auto p = Percent(v)) return *p;
+  if (!v) return 0;
+  if (v->is_number()) return v->get<int64_t>();
+  if (v->is_string()) {
+    try {
+      size_t used = 0;
+      const std::string s = v->get<std::string>();
+      int64_t n = std::stoll(s, &used);
+      return used == s.size() ? n : 0;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+void ValidatePositiveIntOrPercent(const json* v, const std::string& field,
+                                  FieldErrors* errs) {
+  if (v && v->is_string()) {
+    if (!Percent(v)) {
+      InvalidRendered(errs, field, GoIntOrString(v),
+                      "a valid percent string must be a numeric string "
+                      "followed by an ending '%' (e.g. '1%',  or '93%', "
+                      "regex used for validation is '[0-9]+%')");
+    }
+  } else if (v && v->is_number() && v->get<int64_t>() < 0) {
+    errs->Invalid(field, v->get<int64_t>(),
+                  "must be greater than or equal to 0");
+  }
 }
 
 }  // namespace kmock::api::kinds

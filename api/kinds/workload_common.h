@@ -48,6 +48,12 @@ void InvalidRendered(FieldErrors* errs, const std::string& field,
 // admission-time additions of pods are not applied to templates).
 void DefaultPodTemplate(json& pod_template);
 
+// A metav1.LabelSelector at `path` as ValidateLabelSelector checks one:
+// matchLabels valid labels, each requirement's operator, key and values.
+// True when it is valid.
+bool ValidateLabelSelector(const json& selector, const std::string& path,
+                           FieldErrors* errs);
+
 // spec.selector and spec.template of a workload as apps validation checks
 // them: the selector required, valid and non-empty, the template's labels
 // matched by it, the template's labels, annotations and pod spec valid
@@ -62,6 +68,19 @@ void ValidateSelectorUnchanged(const json& obj, const json& old,
 void ValidateNonNegative(const json& obj,
                          std::initializer_list<const char*> path,
                          const std::string& field, FieldErrors* errs);
+
+// Go's %#v of an intstr.IntOrString held in JSON (absent: the zero value),
+// as field errors print one.
+std::string GoIntOrString(const json* v);
+// The percentage of "25%", or nullopt when not a valid percent string.
+std::optional<int64_t> Percent(const json* v);
+// intstr's IntValue of a value that is not a percentage: the number, or a
+// string parsed as a decimal (0 when it is not one).
+int64_t IntOrPercentValue(const json* v);
+// apps validation's ValidatePositiveIntOrPercent: a percent string, or an
+// integer not below 0.
+void ValidatePositiveIntOrPercent(const json* v, const std::string& field,
+                                  FieldErrors* errs);
 
 // The names and the images of the template's containers, each joined by
 // ",": the CONTAINERS and IMAGES cells.

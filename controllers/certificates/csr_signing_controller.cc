@@ -67,7 +67,9 @@ CsrSigningController::CsrSigningController(registry::Registry* registry,
       options_(std::move(options)),
       ca_(std::move(ca)),
       ca_key_(std::move(ca_key)),
-      queue_(clock) {
+      queue_(clock),
+      loop_("csrsigning", &queue_, 1,
+            [this](const std::string& name) { return Sync(name); }) {
   informer_ = std::make_unique<Informer>(registry_, csrs_);
   auto queue = [this](const json& csr) {
     queue_.Add(ObjectAt(csr, "metadata").value("name", ""));
@@ -78,27 +80,12 @@ CsrSigningController::CsrSigningController(registry::Registry* registry,
 
 CsrSigningController::~CsrSigningController() { Stop(); }
 
-void CsrSigningController::Start() {
-  if (started_) return;
-  started_ = true;
-  informer_->Start();
-  workers_ = std::make_unique<WorkerPool>(
-      "csrsigning", &queue_, 1,
-      [this](const std::string& name) { return Sync(name); });
-}
+void CsrSigningController::Start() { loop_.Start({informer_.get()}); }
 
-void CsrSigningController::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  informer_->Stop();
-}
+void CsrSigningController::Stop() { loop_.Stop(); }
 
 Status CsrSigningController::Sync(const std::string& name) {
-  if (!informer_->WaitForSync(std::chrono::seconds(5))) {
-    return Status(StatusCode::kServiceUnavailable,
-                  "timed out waiting for caches to sync");
-  }
+  KMOCK_RETURN_IF_ERROR(WaitForInformers({informer_.get()}));
   ObjectPtr cached = informer_->Get(name);
   if (cached == nullptr) return Status::Ok();
   const json& csr = *cached;

@@ -19,9 +19,9 @@
 #include "certs/openssl_util.h"
 #include "common/clock.h"
 #include "common/rng.h"
+#include "controllers/control_loop.h"
 #include "controllers/informer.h"
 #include "controllers/work_queue.h"
-#include "controllers/worker_pool.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -65,9 +65,7 @@ class CsrSigningController {
   certs::UniquePkey ca_key_;
   WorkQueue queue_;
   std::unique_ptr<Informer> informer_;
-  std::unique_ptr<WorkerPool> workers_;
-  bool started_ = false;
-  bool stopped_ = false;
+  ControlLoop loop_;
 };
 
 }  // namespace kmock::controllers

@@ -37,7 +37,9 @@ LoadBalancerController::LoadBalancerController(
       rng_(rng),
       res_(res),
       options_(std::move(options)),
-      queue_(clock) {
+      queue_(clock),
+      loop_("service-controller", &queue_, 1,
+            [this](const std::string& key) { return Sync(key); }) {
   services_ = std::make_unique<Informer>(registry_, res_.services);
   auto queue_object = [this](const json& obj) {
     // Only Services that are, or still have the address of, a LoadBalancer.
@@ -56,27 +58,12 @@ LoadBalancerController::LoadBalancerController(
 
 LoadBalancerController::~LoadBalancerController() { Stop(); }
 
-void LoadBalancerController::Start() {
-  if (started_) return;
-  started_ = true;
-  services_->Start();
-  workers_ = std::make_unique<WorkerPool>(
-      "service-controller", &queue_, 1,
-      [this](const std::string& key) { return Sync(key); });
-}
+void LoadBalancerController::Start() { loop_.Start({services_.get()}); }
 
-void LoadBalancerController::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  services_->Stop();
-}
+void LoadBalancerController::Stop() { loop_.Stop(); }
 
 Status LoadBalancerController::Sync(const std::string& key) {
-  if (!services_->WaitForSync(std::chrono::seconds(5))) {
-    return Status(StatusCode::kServiceUnavailable,
-                  "timed out waiting for the services cache to sync");
-  }
+  KMOCK_RETURN_IF_ERROR(WaitForInformers({services_.get()}));
   ObjectPtr service = services_->Get(key);
   if (service == nullptr) return Status::Ok();
   const bool wanted = IsLoadBalancer(*service);

@@ -18,11 +18,11 @@
 
 #include "common/clock.h"
 #include "common/rng.h"
+#include "controllers/control_loop.h"
 #include "controllers/event_recorder.h"
 #include "controllers/informer.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/work_queue.h"
-#include "controllers/worker_pool.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -63,9 +63,7 @@ class LoadBalancerController {
   WorkQueue queue_;
   std::unique_ptr<Informer> services_;
   std::unique_ptr<EventRecorder> events_;
-  std::unique_ptr<WorkerPool> workers_;
-  bool started_ = false;
-  bool stopped_ = false;
+  ControlLoop loop_;
 };
 
 }  // namespace kmock::controllers

@@ -57,7 +57,9 @@ EndpointsController::EndpointsController(registry::Registry* registry,
       pods_(pods),
       nodes_(nodes),
       options_(options),
-      queue_(clock) {
+      queue_(clock),
+      loop_("endpoints", &queue_, options_.workers,
+            [this](const std::string& key) { return Sync(key); }) {
   services_ = std::make_unique<Informer>(registry_, res_.services);
   services_->AddIndex(kByNamespaceIndex, NamespaceIndex);
   endpoints_ = std::make_unique<Informer>(registry_, res_.endpoints);
@@ -108,24 +110,10 @@ EndpointsController::EndpointsController(registry::Registry* registry,
 EndpointsController::~EndpointsController() { Stop(); }
 
 void EndpointsController::Start() {
-  if (started_) return;
-  started_ = true;
-  services_->Start();
-  endpoints_->Start();
-  slices_->Start();
-  workers_ = std::make_unique<WorkerPool>(
-      "endpoints", &queue_, options_.workers,
-      [this](const std::string& key) { return Sync(key); });
+  loop_.Start({services_.get(), endpoints_.get(), slices_.get()});
 }
 
-void EndpointsController::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  slices_->Stop();
-  endpoints_->Stop();
-  services_->Stop();
-}
+void EndpointsController::Stop() { loop_.Stop(); }
 
 void EndpointsController::QueueServicesSelecting(const json& pod) {
   // Before the first list the Service's own add queues it anyway.
@@ -138,13 +126,8 @@ void EndpointsController::QueueServicesSelecting(const json& pod) {
 }
 
 Status EndpointsController::Sync(const std::string& key) {
-  for (Informer* inf :
-       {services_.get(), endpoints_.get(), slices_.get(), pods_, nodes_}) {
-    if (!inf->WaitForSync(std::chrono::seconds(5))) {
-      return Status(StatusCode::kServiceUnavailable,
-                    "timed out waiting for caches to sync");
-    }
-  }
+  KMOCK_RETURN_IF_ERROR(WaitForInformers(
+      {services_.get(), endpoints_.get(), slices_.get(), pods_, nodes_}));
   std::string ns, name;
   SplitKey(key, &ns, &name);
   ObjectPtr service = services_->Get(key);

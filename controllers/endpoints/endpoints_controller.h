@@ -24,11 +24,11 @@
 #include <string>
 
 #include "common/clock.h"
+#include "controllers/control_loop.h"
 #include "controllers/endpoints/slice_tracker.h"
 #include "controllers/informer.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/work_queue.h"
-#include "controllers/worker_pool.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -74,9 +74,7 @@ class EndpointsController {
   std::unique_ptr<Informer> endpoints_;
   std::unique_ptr<Informer> slices_;
   endpoints::SliceTracker tracker_;
-  std::unique_ptr<WorkerPool> workers_;
-  bool started_ = false;
-  bool stopped_ = false;
+  ControlLoop loop_;
 };
 
 }  // namespace kmock::controllers

@@ -34,7 +34,11 @@ NamespacePublisher::NamespacePublisher(registry::Registry* registry,
                                        const Clock* clock,
                                        const api::ResourceInfo* namespaces,
                                        PublishedObject published)
-    : registry_(registry), published_(std::move(published)), queue_(clock) {
+    : registry_(registry),
+      published_(std::move(published)),
+      queue_(clock),
+      loop_(published_.controller, &queue_, 1,
+            [this](const std::string& ns) { return Sync(ns); }) {
   InformerOptions metadata;
   metadata.metadata_only = true;
   namespaces_ = std::make_unique<Informer>(registry_, namespaces, metadata);
@@ -58,33 +62,17 @@ NamespacePublisher::NamespacePublisher(registry::Registry* registry,
 NamespacePublisher::~NamespacePublisher() { Stop(); }
 
 void NamespacePublisher::Start() {
-  if (started_) return;
-  started_ = true;
-  namespaces_->Start();
-  objects_->Start();
-  workers_ = std::make_unique<WorkerPool>(
-      published_.controller, &queue_, 1,
-      [this](const std::string& ns) { return Sync(ns); });
+  loop_.Start({namespaces_.get(), objects_.get()});
 }
 
-void NamespacePublisher::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  objects_->Stop();
-  namespaces_->Stop();
-}
+void NamespacePublisher::Stop() { loop_.Stop(); }
 
 registry::WriteOptions NamespacePublisher::Write() const {
   return ControllerWrite(published_.account);
 }
 
 Status NamespacePublisher::Sync(const std::string& ns) {
-  if (!namespaces_->WaitForSync(std::chrono::seconds(5)) ||
-      !objects_->WaitForSync(std::chrono::seconds(5))) {
-    return Status(StatusCode::kServiceUnavailable,
-                  "timed out waiting for caches to sync");
-  }
+  KMOCK_RETURN_IF_ERROR(WaitForInformers({namespaces_.get(), objects_.get()}));
   ObjectPtr namespace_object = namespaces_->Get(ns);
   if (namespace_object == nullptr || Terminating(*namespace_object)) {
     return Status::Ok();

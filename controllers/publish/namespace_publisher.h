@@ -19,9 +19,9 @@
 #include <string>
 
 #include "common/clock.h"
+#include "controllers/control_loop.h"
 #include "controllers/informer.h"
 #include "controllers/work_queue.h"
-#include "controllers/worker_pool.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -66,9 +66,7 @@ class NamespacePublisher {
   WorkQueue queue_;
   std::unique_ptr<Informer> namespaces_;
   std::unique_ptr<Informer> objects_;
-  std::unique_ptr<WorkerPool> workers_;
-  bool started_ = false;
-  bool stopped_ = false;
+  ControlLoop loop_;
 };
 
 // ServiceAccount "default" in every namespace.

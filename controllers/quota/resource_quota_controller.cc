@@ -29,7 +29,9 @@ ResourceQuotaController::ResourceQuotaController(
     : registry_(registry),
       quotas_res_(quotas),
       options_(options),
-      queue_(clock) {
+      queue_(clock),
+      loop_("resourcequota", &queue_, 1,
+            [this](const std::string& key) { return Sync(key); }) {
   quotas_ = std::make_unique<Informer>(registry_, quotas_res_);
   quotas_->AddIndex(kByNamespaceIndex, NamespaceIndex);
   // A new quota, or new limits, are counted at once; the charges admission
@@ -61,21 +63,11 @@ ResourceQuotaController::ResourceQuotaController(
 ResourceQuotaController::~ResourceQuotaController() { Stop(); }
 
 void ResourceQuotaController::Start() {
-  if (started_) return;
-  started_ = true;
-  quotas_->Start();
   queue_.AddAfter(kResyncKey, options_.resync);
-  workers_ = std::make_unique<WorkerPool>(
-      "resourcequota", &queue_, 1,
-      [this](const std::string& key) { return Sync(key); });
+  loop_.Start({quotas_.get()});
 }
 
-void ResourceQuotaController::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  quotas_->Stop();
-}
+void ResourceQuotaController::Stop() { loop_.Stop(); }
 
 void ResourceQuotaController::QueueNamespace(const std::string& ns) {
   for (const ObjectPtr& q : quotas_->ByIndex(kByNamespaceIndex, ns))
@@ -88,10 +80,7 @@ Status ResourceQuotaController::Sync(const std::string& key) {
     queue_.AddAfter(kResyncKey, options_.resync);
     return Status::Ok();
   }
-  if (!quotas_->WaitForSync(std::chrono::seconds(5))) {
-    return Status(StatusCode::kServiceUnavailable,
-                  "timed out waiting for caches to sync");
-  }
+  KMOCK_RETURN_IF_ERROR(WaitForInformers({quotas_.get()}));
   std::string ns, name;
   SplitKey(key, &ns, &name);
   ObjectPtr cached = quotas_->Get(key);

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "common/clock.h"
+#include "controllers/control_loop.h"
 #include "controllers/informer.h"
 #include "controllers/work_queue.h"
-#include "controllers/worker_pool.h"
 #include "registry/registry.h"
 
 namespace kmock::controllers {
@@ -52,9 +52,7 @@ class ResourceQuotaController {
   ResourceQuotaControllerOptions options_;
   WorkQueue queue_;
   std::unique_ptr<Informer> quotas_;
-  std::unique_ptr<WorkerPool> workers_;
-  bool started_ = false;
-  bool stopped_ = false;
+  ControlLoop loop_;
 };
 
 }  // namespace kmock::controllers

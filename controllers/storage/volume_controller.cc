@@ -57,7 +57,9 @@ VolumeController::VolumeController(registry::Registry* registry,
       claims_(claims),
       nodes_(nodes),
       options_(std::move(options)),
-      queue_(clock) {
+      queue_(clock),
+      loop_("persistentvolume-controller", &queue_, 1,
+            [this](const std::string& key) { return Sync(key); }) {
   volumes_ = std::make_unique<Informer>(registry_, res_.persistentvolumes);
   classes_ = std::make_unique<Informer>(registry_, res_.storageclasses);
   auto queue_claim = [this](const json& claim) {
@@ -106,30 +108,14 @@ VolumeController::VolumeController(registry::Registry* registry,
 VolumeController::~VolumeController() { Stop(); }
 
 void VolumeController::Start() {
-  if (started_) return;
-  started_ = true;
-  volumes_->Start();
-  classes_->Start();
-  workers_ = std::make_unique<WorkerPool>(
-      "persistentvolume-controller", &queue_, 1,
-      [this](const std::string& key) { return Sync(key); });
+  loop_.Start({volumes_.get(), classes_.get()});
 }
 
-void VolumeController::Stop() {
-  if (!started_ || stopped_) return;
-  stopped_ = true;
-  if (workers_) workers_->Stop();
-  classes_->Stop();
-  volumes_->Stop();
-}
+void VolumeController::Stop() { loop_.Stop(); }
 
 Status VolumeController::Sync(const std::string& key) {
-  for (Informer* inf : {claims_, nodes_, volumes_.get(), classes_.get()}) {
-    if (!inf->WaitForSync(std::chrono::seconds(5))) {
-      return Status(StatusCode::kServiceUnavailable,
-                    "timed out waiting for caches to sync");
-    }
-  }
+  KMOCK_RETURN_IF_ERROR(
+      WaitForInformers({claims_, nodes_, volumes_.get(), classes_.get()}));
   if (key.rfind(kClaimPrefix, 0) == 0)
     return SyncClaim(key.substr(sizeof(kClaimPrefix) - 1));
   if (key.rfind(kVolumePrefix, 0) == 0)

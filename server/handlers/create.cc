@@ -1,7 +1,9 @@
 // POST to a collection: decode, check, Registry::Create, 201 with the
 // object. What the server itself answers is in one table: POST
-// pods/<name>/binding (Registry::Bind), serviceaccounts/<name>/token
-// (TokenRequest) and tokenreviews.
+// pods/<name>/binding (Registry::Bind), pods/<name>/eviction
+// (registry/eviction.h), serviceaccounts/<name>/token (TokenRequest) and
+// tokenreviews.
+#include "registry/eviction.h"
 #include "server/errors.h"
 #include "server/handlers/body.h"
 #include "server/handlers/context.h"
@@ -21,6 +23,30 @@ void HandleBind(const RequestContext& ctx, const registry::WriteOptions& opts,
       ctx.registry->Bind(ctx.info->ns, ctx.info->name, *binding, opts);
   if (!out.ok()) return WriteError(res, out.status());
   AddWarnings(res, *opts.warnings);
+  WriteEncoded(res, 201, *out, ctx.output);
+}
+
+void HandleEviction(const RequestContext& ctx,
+                    const registry::WriteOptions& opts,
+                    httplib::Response& res) {
+  Result<nlohmann::json> eviction =
+      DecodeBody(ctx.req->get_header_value("Content-Type"), *ctx.body);
+  if (!eviction.ok()) return WriteError(res, eviction.status());
+  // The delete options come from the Eviction; a dry run asked for in the
+  // query holds as well.
+  const nlohmann::json* in_body = nullptr;
+  if (eviction->is_object()) {
+    auto it = eviction->find("deleteOptions");
+    if (it != eviction->end() && it->is_object()) in_body = &*it;
+  }
+  Result<DeleteRequest> d = DeleteRequestFromJson(
+      *ctx.req, in_body ? *in_body : nlohmann::json(), ctx.user);
+  if (!d.ok()) return WriteError(res, d.status());
+  d->options.dry_run = d->options.dry_run || opts.dry_run;
+  d->options.deadline = ctx.deadline;
+  Result<nlohmann::json> out = registry::EvictPod(
+      *ctx.registry, ctx.info->ns, ctx.info->name, *eviction, d->options);
+  if (!out.ok()) return WriteError(res, out.status());
   WriteEncoded(res, 201, *out, ctx.output);
 }
 
@@ -61,6 +87,7 @@ struct ServerCreateEntry {
 
 constexpr ServerCreateEntry kServerCreates[] = {
     {"", "pods", "binding", HandleBind, false},
+    {"", "pods", "eviction", HandleEviction, false},
     {"", "serviceaccounts", "token", HandleTokenRequest, true},
     {"authentication.k8s.io", "tokenreviews", "", HandleTokenReview, true},
 };

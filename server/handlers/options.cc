@@ -166,6 +166,18 @@ Result<registry::WriteOptions> WriteOptionsFrom(const httplib::Request& req,
 Result<DeleteRequest> DeleteRequestFrom(const httplib::Request& req,
                                         std::string_view body,
                                         const registry::UserInfo& user) {
+  bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
+  if (!has_body) return DeleteRequestFromJson(req, json(), user);
+  KMOCK_ASSIGN_OR_RETURN(
+      json b, DecodeBody(req.get_header_value("Content-Type"), body));
+  if (!b.is_object())
+    return BadRequestError("the DeleteOptions body must be an object");
+  return DeleteRequestFromJson(req, b, user);
+}
+
+Result<DeleteRequest> DeleteRequestFromJson(const httplib::Request& req,
+                                            const json& b,
+                                            const registry::UserInfo& user) {
   DeleteRequest d;
   registry::DeleteOptions& o = d.options;
   o.user = user;
@@ -178,12 +190,7 @@ Result<DeleteRequest> DeleteRequestFrom(const httplib::Request& req,
   o.propagation_policy = QueryParam(req, "propagationPolicy");
   std::string orphan = QueryParam(req, "orphanDependents");
 
-  bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
-  if (has_body) {
-    KMOCK_ASSIGN_OR_RETURN(
-        json b, DecodeBody(req.get_header_value("Content-Type"), body));
-    if (!b.is_object())
-      return BadRequestError("the DeleteOptions body must be an object");
+  if (b.is_object()) {
     try {
       if (b.contains("gracePeriodSeconds") &&
           !b["gracePeriodSeconds"].is_null()) {

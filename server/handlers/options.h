@@ -47,6 +47,11 @@ struct DeleteRequest {
 Result<DeleteRequest> DeleteRequestFrom(const httplib::Request& req,
                                         std::string_view body,
                                         const registry::UserInfo& user);
+// The same with the DeleteOptions already decoded (null: none), as an
+// Eviction carries them.
+Result<DeleteRequest> DeleteRequestFromJson(const httplib::Request& req,
+                                            const nlohmann::json& body,
+                                            const registry::UserInfo& user);
 
 }  // namespace kmock::server
 

@@ -1,0 +1,177 @@
+#include "controllers/controller_table.h"
+
+#include "controllers/certificates/csr_signing_controller.h"
+#include "controllers/cloud/load_balancer_controller.h"
+#include "controllers/controller_manager.h"
+#include "controllers/deployment_controller.h"
+#include "controllers/disruption/disruption_controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/garbage_collector.h"
+#include "controllers/kubernetes_service.h"
+#include "controllers/namespace_controller.h"
+#include "controllers/publish/namespace_publisher.h"
+#include "controllers/quota/resource_quota_controller.h"
+#include "controllers/replicaset_controller.h"
+#include "controllers/storage/volume_controller.h"
+
+namespace kmock::controllers {
+
+namespace {
+
+using Made = Result<std::unique_ptr<Controller>>;
+
+Made Off() { return std::unique_ptr<Controller>(); }
+
+Made MakeReplicaSets(const ControllerContext& ctx) {
+  if (ctx.replicasets == nullptr) return Off();
+  ReplicaSetControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<ReplicaSetController>(
+      ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.replicasets, o));
+}
+
+Made MakeDeployments(const ControllerContext& ctx) {
+  if (ctx.replicasets == nullptr || ctx.deployments == nullptr) return Off();
+  DeploymentControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<DeploymentController>(
+      ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.replicasets,
+      ctx.deployments, o));
+}
+
+Made MakeGarbageCollector(const ControllerContext& ctx) {
+  if (!ctx.options.garbage_collector) return Off();
+  GarbageCollectorOptions o = ctx.options.gc;
+  for (Informer* inf :
+       {ctx.pods, ctx.nodes, ctx.replicasets, ctx.deployments, ctx.claims}) {
+    if (inf != nullptr) o.shared_informers[inf->resource()] = inf;
+  }
+  return Own(
+      std::make_unique<GarbageCollector>(ctx.registry, ctx.clock, ctx.rng, o));
+}
+
+Made MakeEndpoints(const ControllerContext& ctx) {
+  if (!ctx.options.endpoints || ctx.res.endpoints == nullptr ||
+      ctx.res.endpointslices == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<EndpointsController>(
+      ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.nodes,
+      ctx.options.endpoints_options));
+}
+
+Made MakeVolumes(const ControllerContext& ctx) {
+  if (!ctx.options.volumes || ctx.claims == nullptr ||
+      ctx.res.persistentvolumes == nullptr ||
+      ctx.res.storageclasses == nullptr) {
+    return Off();
+  }
+  VolumeControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  o.host = ctx.cluster.NodeRunning("kube-controller-manager");
+  return Own(std::make_unique<VolumeController>(
+      ctx.registry, ctx.clock, ctx.rng, ctx.res, ctx.claims, ctx.nodes, o));
+}
+
+Made MakeResourceQuotas(const ControllerContext& ctx) {
+  if (!ctx.options.resource_quotas || ctx.res.resourcequotas == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<ResourceQuotaController>(
+      ctx.registry, ctx.clock, ctx.res.resourcequotas, ctx.pods));
+}
+
+Made MakeDisruption(const ControllerContext& ctx) {
+  if (!ctx.options.disruption || ctx.res.poddisruptionbudgets == nullptr) {
+    return Off();
+  }
+  DisruptionControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<DisruptionController>(ctx.registry, ctx.clock,
+                                                    ctx.res, ctx.pods, o));
+}
+
+Made MakeNamespaces(const ControllerContext& ctx) {
+  if (!ctx.options.namespace_controller) return Off();
+  return Own(std::make_unique<NamespaceController>(
+      ctx.registry, ctx.clock, ctx.rng, ctx.options.namespaces));
+}
+
+Made MakeKubernetesService(const ControllerContext& ctx) {
+  if (!ctx.options.kubernetes_service) return Off();
+  KubernetesServiceOptions o = ctx.options.kubernetes_service_options;
+  if (o.advertise_address.empty()) {
+    const std::string host = ctx.cluster.NodeRunning("kube-apiserver");
+    for (const auto& n : ctx.cluster.nodes) {
+      if (n.name == host) o.advertise_address = n.internal_ip;
+    }
+  }
+  return Own(std::make_unique<KubernetesServiceController>(
+      ctx.registry, ctx.clock, ctx.res, o));
+}
+
+Made MakeServiceAccounts(const ControllerContext& ctx) {
+  if (!ctx.options.service_accounts || ctx.res.serviceaccounts == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<NamespacePublisher>(
+      ctx.registry, ctx.clock, ctx.res.namespaces,
+      DefaultServiceAccount(ctx.res.serviceaccounts)));
+}
+
+Made MakeRootCaPublisher(const ControllerContext& ctx) {
+  if (ctx.options.root_ca_pem.empty() || ctx.res.configmaps == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<NamespacePublisher>(
+      ctx.registry, ctx.clock, ctx.res.namespaces,
+      RootCaConfigMap(ctx.res.configmaps, ctx.options.root_ca_pem)));
+}
+
+Made MakeLoadBalancers(const ControllerContext& ctx) {
+  if (!ctx.options.load_balancers) return Off();
+  LoadBalancerControllerOptions o;
+  o.region = ctx.cluster.region;
+  o.host = ctx.cluster.NodeRunning("cloud-controller-manager");
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<LoadBalancerController>(ctx.registry, ctx.clock,
+                                                      ctx.rng, ctx.res, o));
+}
+
+Made MakeCsrSigning(const ControllerContext& ctx) {
+  if (ctx.options.ca_key_pem.empty() || ctx.options.root_ca_pem.empty() ||
+      ctx.res.certificatesigningrequests == nullptr) {
+    return Off();
+  }
+  CsrSigningOptions o;
+  o.ca_cert_pem = ctx.options.root_ca_pem;
+  o.ca_key_pem = ctx.options.ca_key_pem;
+  KMOCK_ASSIGN_OR_RETURN(
+      std::unique_ptr<CsrSigningController> signer,
+      CsrSigningController::Create(ctx.registry, ctx.clock, ctx.rng,
+                                   ctx.res.certificatesigningrequests, o));
+  return Own(std::move(signer));
+}
+
+}  // namespace
+
+const std::vector<ControllerEntry>& ControllerTable() {
+  static const std::vector<ControllerEntry> table = {
+      {"replicaset", MakeReplicaSets},
+      {"deployment", MakeDeployments},
+      {"garbage-collector", MakeGarbageCollector},
+      {"endpoint", MakeEndpoints},
+      {"persistentvolume-binder", MakeVolumes},
+      {"resourcequota", MakeResourceQuotas},
+      {"disruption", MakeDisruption},
+      {"namespace", MakeNamespaces},
+      {"kubernetes-service", MakeKubernetesService},
+      {"serviceaccount", MakeServiceAccounts},
+      {"root-ca-cert-publisher", MakeRootCaPublisher},
+      {"service-lb", MakeLoadBalancers},
+      {"csrsigning", MakeCsrSigning},
+  };
+  return table;
+}
+
+}  // namespace kmock::controllers
