@@ -153,6 +153,7 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
   if (code != nullptr) {
     r->record_requester = code->record_requester;
     r->virtual_create = code->virtual_create;
+    r->virtual_items = code->virtual_items;
     r->make_allocator = code->make_allocator;
     r->from_storage = code->from_storage;
     r->to_storage = code->to_storage;

@@ -210,6 +210,10 @@ struct ResourceInfo {
   std::function<Result<json>(const json& request, const UserInfo& user)>
       virtual_create;
 
+  // Kinds whose objects the server computes (ComponentStatus): get and
+  // list answer these, nothing is stored or written. Null for stored kinds.
+  std::function<std::vector<json>()> virtual_items;
+
   // Set iff the kind has a "scale" subresource.
   std::optional<ScaleSubresource> scale;
 

@@ -66,9 +66,11 @@ TEST(CatalogTest, EveryResourceIsComplete) {
     EXPECT_EQ(r->columns.front().name == "Name" ||
                   r->columns.front().name == "Last Seen",
               true);
+    // What is listed is stored, or computed on every read.
     if (r->HasVerb("list")) {
-      EXPECT_FALSE(r->key_prefix.empty());
+      EXPECT_NE(r->key_prefix.empty(), !r->virtual_items);
     }
+    EXPECT_FALSE(r->virtual_items && r->virtual_create);
   }
 }
 

@@ -3,7 +3,8 @@
 // ConfigMaps and Secrets (bad keys, missing typed keys, immutable data, a
 // changed type, stringData folded into data); Jobs and CronJobs (restart
 // policy, schedule, the template checked as a pod); RBAC rules and
-// bindings; claims' access modes and requests; Ingress path types.
+// bindings; claims' access modes and requests; Ingress path types;
+// PodDisruptionBudgets' bounds and eviction policy.
 #include <gtest/gtest.h>
 
 #include "api/builtin_catalog.h"
@@ -280,6 +281,44 @@ TEST_F(KindChecksTest, IngressPathsNeedAType) {
             "must be specified");
   ingress["spec"]["rules"][0]["http"]["paths"][0]["pathType"] = "Prefix";
   EXPECT_EQ(Create(Res("networking.k8s.io", "ingresses"), ingress), "ok");
+}
+
+TEST_F(KindChecksTest, DisruptionBudgetBounds) {
+  const api::ResourceInfo* pdbs = Res("policy", "poddisruptionbudgets");
+  auto budget = [](json spec) {
+    spec["selector"] = {{"matchLabels", {{"app", "web"}}}};
+    return json{{"apiVersion", "policy/v1"},
+                {"kind", "PodDisruptionBudget"},
+                {"metadata", {{"name", "web"}}},
+                {"spec", spec}};
+  };
+  EXPECT_EQ(Create(pdbs, budget({{"minAvailable", -1}})),
+            "PodDisruptionBudget.policy \"web\" is invalid: "
+            "spec.minAvailable: Invalid value: -1: must be greater than or "
+            "equal to 0");
+  EXPECT_EQ(Create(pdbs, budget({{"maxUnavailable", "150%"}})),
+            "PodDisruptionBudget.policy \"web\" is invalid: "
+            "spec.maxUnavailable: Invalid value: "
+            "intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not "
+            "be greater than 100%");
+  EXPECT_EQ(Create(pdbs, budget({{"minAvailable", "half"}})),
+            "PodDisruptionBudget.policy \"web\" is invalid: "
+            "spec.minAvailable: Invalid value: "
+            "intstr.IntOrString{Type:1, IntVal:0, StrVal:\"half\"}: a valid "
+            "percent string must be a numeric string followed by an ending "
+            "'%' (e.g. '1%',  or '93%', regex used for validation is "
+            "'[0-9]+%')");
+  std::string both =
+      Create(pdbs, budget({{"minAvailable", 1}, {"maxUnavailable", 1}}));
+  EXPECT_NE(both.find("minAvailable and maxUnavailable cannot be both set"),
+            std::string::npos)
+      << both;
+  EXPECT_EQ(Create(pdbs, budget({{"minAvailable", 1},
+                                 {"unhealthyPodEvictionPolicy", "Never"}})),
+            "PodDisruptionBudget.policy \"web\" is invalid: "
+            "spec.unhealthyPodEvictionPolicy: Unsupported value: \"Never\": "
+            "supported values: \"AlwaysAllow\", \"IfHealthyBudget\"");
+  EXPECT_EQ(Create(pdbs, budget({{"maxUnavailable", "25%"}})), "ok");
 }
 
 }  // namespace

@@ -171,6 +171,14 @@ Result<ServedPtr> Registry::GetServed(const api::ResourceInfo& res,
 Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
                            std::string_view name,
                            std::string_view subresource) {
+  if (res.virtual_items) {
+    for (json& item : res.virtual_items()) {
+      if (StringAt(ObjectAt(item, "metadata"), "name") == name) return item;
+    }
+    // kube-apiserver's own words, passed on as a bare 500.
+    return Status(StatusCode::kUnclassified,
+                  "Component not found: " + std::string(name));
+  }
   if (subresource == "scale" && !res.scale)
     return NotFound(res, std::string(name));
   const std::string key = ObjectKey(res, ns, name);
@@ -224,6 +232,21 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
 
 Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
                             const ListOptions& opts) {
+  if (res.virtual_items) {
+    KMOCK_ASSIGN_OR_RETURN(Filter filter, MakeFilter(res, opts.label_selector,
+                                                     opts.field_selector));
+    json items = json::array();
+    for (json& item : res.virtual_items()) {
+      if (!filter.Matches(res, item)) continue;
+      item.erase("apiVersion");
+      item.erase("kind");
+      items.push_back(std::move(item));
+    }
+    return json{{"apiVersion", res.ApiVersion()},
+                {"kind", res.list_kind},
+                {"metadata", json::object()},
+                {"items", std::move(items)}};
+  }
   KMOCK_ASSIGN_OR_RETURN(ServedList served, ListServed(res, ns, opts));
   json items = json::array();
   for (const ServedPtr& s : served.items) {

@@ -213,8 +213,36 @@ json ResourceQuotaLimit(const json& quota, TimePoint /*now*/) {
 
 }  // namespace
 
+// The Healthy condition of a ComponentStatus: kube-apiserver prints its
+// verdict, message and error.
+const json* HealthyCondition(const json& cs) {
+  for (const json& c : Array(cs, {"conditions"})) {
+    if (Str(c, {"type"}) == "Healthy") return &c;
+  }
+  return nullptr;
+}
+
+json ComponentStatusStatus(const json& cs, TimePoint) {
+  const json* c = HealthyCondition(cs);
+  if (c == nullptr) return "Unknown";
+  return Str(*c, {"status"}) == "True" ? "Healthy" : "Unhealthy";
+}
+
+json ComponentStatusMessage(const json& cs, TimePoint) {
+  const json* c = HealthyCondition(cs);
+  return c ? Str(*c, {"message"}) : "";
+}
+
+json ComponentStatusError(const json& cs, TimePoint) {
+  const json* c = HealthyCondition(cs);
+  return c ? Str(*c, {"error"}) : "";
+}
+
 void AddConfigCells(CellTable* table) {
   table->insert({
+      {"componentStatusError", ComponentStatusError},
+      {"componentStatusMessage", ComponentStatusMessage},
+      {"componentStatusStatus", ComponentStatusStatus},
       {"endpointsEndpoints", EndpointsEndpoints},
       {"persistentVolumeAccessModes", PersistentVolumeAccessModes},
       {"persistentVolumeAttributesClass", PersistentVolumeAttributesClass},

@@ -7,6 +7,7 @@
 #include "api/kinds/access_review.h"
 #include "api/kinds/batch_checks.h"
 #include "api/kinds/claim_ingress_checks.h"
+#include "api/kinds/component_status.h"
 #include "api/kinds/config_checks.h"
 #include "api/kinds/csr.h"
 #include "api/kinds/deployment.h"
@@ -17,6 +18,7 @@
 #include "api/kinds/namespace.h"
 #include "api/kinds/node.h"
 #include "api/kinds/pod.h"
+#include "api/kinds/policy_checks.h"
 #include "api/kinds/replicaset.h"
 #include "api/kinds/service.h"
 
@@ -134,6 +136,7 @@ std::map<std::string, KindCode, std::less<>> Build() {
   t["persistentVolume"].normalize = kinds::DefaultPendingPhase;
   t["limitRange"].normalize = kinds::DefaultLimitRange;
   t["ingress"].validate = kinds::ValidateIngress;
+  t["podDisruptionBudget"].validate = kinds::ValidatePodDisruptionBudget;
   t["lease"].strategy = kinds::LeaseStrategy();
   t["selfSubjectAccessReview"].virtual_create =
       kinds::CreateSelfSubjectAccessReview;
@@ -143,6 +146,7 @@ std::map<std::string, KindCode, std::less<>> Build() {
   t["selfSubjectRulesReview"].virtual_create =
       kinds::CreateSelfSubjectRulesReview;
   t["selfSubjectReview"].virtual_create = kinds::CreateSelfSubjectReview;
+  t["componentStatus"].virtual_items = kinds::ComponentStatuses;
   return t;
 }
 

@@ -42,6 +42,8 @@ struct KindCode {
   std::function<void(json& obj, const UserInfo& user)> record_requester;
   std::function<Result<json>(const json& request, const UserInfo& user)>
       virtual_create;
+  // ResourceInfo::virtual_items.
+  std::function<std::vector<json>()> virtual_items;
   std::function<std::unique_ptr<ResourceAllocator>(Rng* rng)> make_allocator;
   std::function<json(const json& stored)> from_storage;
   std::function<json(const json& served)> to_storage;

@@ -38,7 +38,7 @@ void HandleGet(const RequestContext& ctx, httplib::Response& res) {
   if (Status st = CheckResourceVersion(ctx); !st.ok())
     return WriteError(res, st);
   if (sub != "scale" && !ctx.output.table &&
-      ctx.output.encoding == Encoding::kJson) {
+      ctx.output.encoding == Encoding::kJson && !ctx.resource->virtual_items) {
     // The common case: the object's shared JSON bytes, encoded once.
     Result<registry::ServedPtr> served =
         ctx.registry->GetServed(*ctx.resource, ctx.info->ns, ctx.info->name);

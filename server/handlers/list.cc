@@ -257,6 +257,16 @@ void HandleList(const RequestContext& ctx, httplib::Response& res) {
     WriteError(res, opts.status());
     return;
   }
+  if (ctx.resource->virtual_items) {
+    // Computed on each read, and small: rendered whole.
+    Result<nlohmann::json> list =
+        ctx.registry->List(*ctx.resource, ctx.info->ns, *opts);
+    if (!list.ok()) return WriteError(res, list.status());
+    Result<nlohmann::json> out =
+        Render(ctx, std::move(list).value(), /*is_list=*/true);
+    if (!out.ok()) return WriteError(res, out.status());
+    return WriteEncoded(res, 200, *out, ctx.output);
+  }
   const bool paged = opts->limit > 0;
   if (!ctx.output.table && ctx.output.encoding == Encoding::kJson) {
     auto writer = ctx.registry->ListJson(*ctx.resource, ctx.info->ns, *opts);

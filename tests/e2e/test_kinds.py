@@ -15,17 +15,16 @@ import harness
 KINDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "manifests", "kinds")
 
-# Samples the apply/get/delete walk does not fit: computed reads not
-# written yet (componentstatuses) and create-only kinds (tokenreviews, which
-# test_services.py checks).
-NOT_SERVED_YET = {"componentstatuses.core",
-                  "tokenreviews.authentication.k8s.io"}
+# Samples the apply/get/delete walk does not fit: computed reads
+# (componentstatuses, which test_component_statuses checks) and create-only
+# kinds (tokenreviews, which test_services.py checks).
+NOT_WALKED = {"componentstatuses.core",
+              "tokenreviews.authentication.k8s.io"}
 
-# `kubectl api-resources -o name` of a real v1.33 cluster, less what is not
-# served yet (componentstatuses, subjectaccessreviews and
-# localsubjectaccessreviews).
+# `kubectl api-resources -o name` of a real v1.33 cluster.
 EXPECTED_RESOURCES = """
-bindings configmaps endpoints events limitranges namespaces nodes
+bindings componentstatuses configmaps endpoints events limitranges
+namespaces nodes
 persistentvolumeclaims persistentvolumes pods podtemplates
 replicationcontrollers resourcequotas secrets serviceaccounts services
 mutatingwebhookconfigurations.admissionregistration.k8s.io
@@ -90,7 +89,7 @@ DESCRIBER_READS_PRE_GA = {"ipaddresses.networking.k8s.io": range(27, 33),
 def samples():
     for path in sorted(glob.glob(os.path.join(KINDS_DIR, "*.yaml"))):
         name = os.path.basename(path)[:-len(".yaml")]
-        if name not in NOT_SERVED_YET:
+        if name not in NOT_WALKED:
             yield name, path
 
 
@@ -144,6 +143,25 @@ class KindsTest(harness.ServerTestCase):
                 p = self.kubectl.run("get", "-f", path, check=False)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertIn("NotFound", p.stderr)
+
+    def test_component_statuses(self):
+        p = self.kubectl.run("get", "componentstatuses")
+        self.assertEqual(p.stderr,
+                         "Warning: v1 ComponentStatus is deprecated in v1.19+\n")
+        header, *rows = p.stdout.splitlines()
+        self.assertEqual(header.split(), ["NAME", "STATUS", "MESSAGE", "ERROR"])
+        self.assertEqual(sorted(r.split() for r in rows), [
+            ["controller-manager", "Healthy", "ok"],
+            ["etcd-0", "Healthy", "ok"],
+            ["scheduler", "Healthy", "ok"]])
+        p = self.kubectl.run("get", "cs", "scheduler", "-o", "json")
+        cs = json.loads(p.stdout)
+        self.assertEqual(cs["conditions"], [
+            {"type": "Healthy", "status": "True", "message": "ok"}])
+        p = self.kubectl.run("get", "cs", "kube-proxy", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("Error from server: Component not found: kube-proxy",
+                      p.stderr)
 
     def test_system_priority_classes_exist(self):
         p = self.kubectl.run("get", "priorityclasses")
