@@ -68,6 +68,8 @@ struct ControllerManagerOptions {
   bool resource_quotas = true;
   // PodDisruptionBudgets' status, which pods/eviction spends.
   bool disruption = true;
+  // kube-apiserver's APIServices of the built-in group versions.
+  bool local_api_services = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's

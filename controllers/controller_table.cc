@@ -1,5 +1,6 @@
 #include "controllers/controller_table.h"
 
+#include "controllers/apiservices/local_api_services.h"
 #include "controllers/certificates/csr_signing_controller.h"
 #include "controllers/cloud/load_balancer_controller.h"
 #include "controllers/controller_manager.h"
@@ -153,6 +154,14 @@ Made MakeCsrSigning(const ControllerContext& ctx) {
   return Own(std::move(signer));
 }
 
+Made MakeLocalApiServices(const ControllerContext& ctx) {
+  const api::ResourceInfo* apiservices = ctx.registry->catalog().Find(
+      "apiregistration.k8s.io", "v1", "apiservices");
+  if (!ctx.options.local_api_services || apiservices == nullptr) return Off();
+  return Own(
+      std::make_unique<LocalApiServices>(ctx.registry, ctx.clock, apiservices));
+}
+
 }  // namespace
 
 const std::vector<ControllerEntry>& ControllerTable() {
@@ -170,6 +179,7 @@ const std::vector<ControllerEntry>& ControllerTable() {
       {"root-ca-cert-publisher", MakeRootCaPublisher},
       {"service-lb", MakeLoadBalancers},
       {"csrsigning", MakeCsrSigning},
+      {"apiservice-autoregister", MakeLocalApiServices},
   };
   return table;
 }

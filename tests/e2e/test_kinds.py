@@ -163,6 +163,22 @@ class KindsTest(harness.ServerTestCase):
         self.assertIn("Error from server: Component not found: kube-proxy",
                       p.stderr)
 
+    def test_local_api_services(self):
+        def listed():
+            p = self.kubectl.run("get", "apiservices")
+            return {r.split()[0]: r.split()[1:3]
+                    for r in p.stdout.splitlines()[1:]}
+        self.assertTrue(harness.wait_until(
+            lambda: "v1.apps" in listed(), 10))
+        rows = listed()
+        for name in ("v1.", "v1.apps", "v2.autoscaling", "v1.policy",
+                     "v1.flowcontrol.apiserver.k8s.io"):
+            self.assertEqual(rows.get(name), ["Local", "True"], name)
+        p = self.kubectl.run("get", "apiservice", "v1.apps", "-o", "json")
+        spec = json.loads(p.stdout)["spec"]
+        self.assertEqual((spec["groupPriorityMinimum"],
+                          spec["versionPriority"]), (17800, 15))
+
     def test_system_priority_classes_exist(self):
         p = self.kubectl.run("get", "priorityclasses")
         header, *rows = p.stdout.splitlines()
