@@ -15,12 +15,10 @@ namespace {
 
 using nlohmann::json;
 
-class CsrTest : public ::testing::Test {
+class CsrTest : public registry::testing::RegistryFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    RegistryFixture::SetUp();
     csrs_ = api::testing::BuiltinCatalog().Find("certificates.k8s.io", "v1",
                                                 "certificatesigningrequests");
     ASSERT_NE(csrs_, nullptr);
@@ -66,10 +64,6 @@ class CsrTest : public ::testing::Test {
     return r.ok() ? *r : json();
   }
 
-  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
-  Rng rng_{1};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<Registry> registry_;
   const api::ResourceInfo* csrs_ = nullptr;
   std::string request_;
 };

@@ -16,12 +16,10 @@ namespace {
 
 using nlohmann::json;
 
-class KindChecksTest : public ::testing::Test {
+class KindChecksTest : public registry::testing::RegistryFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    RegistryFixture::SetUp();
     configmaps_ = api::testing::BuiltinCatalog().Find("", "v1", "configmaps");
     secrets_ = api::testing::BuiltinCatalog().Find("", "v1", "secrets");
     ASSERT_NE(configmaps_, nullptr);
@@ -57,10 +55,6 @@ class KindChecksTest : public ::testing::Test {
     return r.ok() ? *r : json();
   }
 
-  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
-  Rng rng_{1};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<Registry> registry_;
   const api::ResourceInfo* configmaps_ = nullptr;
   const api::ResourceInfo* secrets_ = nullptr;
 };

@@ -14,6 +14,18 @@ namespace {
 constexpr char kKey[] = "local";
 constexpr char kAvailableMessage[] = "Local APIServices are always available";
 
+// A local APIService (no spec.service) that does not say Available yet:
+// the only kind this loop marks.
+bool NeedsMarking(const json& apiservice) {
+  if (ObjectAt(apiservice, "spec").contains("service")) return false;
+  for (const json& c : ArrayAt(ObjectAt(apiservice, "status"), "conditions")) {
+    if (StringAt(c, "type") == "Available" && StringAt(c, "status") == "True") {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<ApiServicePriority> BuiltinApiServicePriority(
@@ -90,29 +102,33 @@ Status LocalApiServices::Sync() {
   wo.user.name = "system:apiserver";
   wo.user.groups = {"system:masters", "system:authenticated"};
   const std::string now = FormatRfc3339(clock_->Now());
+  // One read of what exists: a restart writes nothing when all is there.
+  KMOCK_ASSIGN_OR_RETURN(json existing, registry_->List(*apiservices_, "", {}));
+  std::map<std::string, bool> needs_marking;  // name -> not Available yet
+  for (const json& item : existing["items"]) {
+    needs_marking[StringAt(ObjectAt(item, "metadata"), "name")] =
+        NeedsMarking(item);
+  }
   for (const auto& [group, version] : registry_->catalog().GroupVersions()) {
     std::optional<ApiServicePriority> priority =
         BuiltinApiServicePriority(group, version);
     if (!priority) continue;
     json obj = LocalApiService(group, version, *priority);
     const std::string name = StringAt(obj["metadata"], "name");
-    auto created = registry_->Create(*apiservices_, "", std::move(obj), wo);
-    if (!created.ok() &&
-        created.status().code() != StatusCode::kAlreadyExists) {
-      return created.status();
+    auto found = needs_marking.find(name);
+    if (found == needs_marking.end()) {
+      auto created = registry_->Create(*apiservices_, "", std::move(obj), wo);
+      if (!created.ok() &&
+          created.status().code() != StatusCode::kAlreadyExists) {
+        return created.status();
+      }
+    } else if (!found->second) {
+      continue;
     }
     auto marked = registry_->GuaranteedUpdate(
         *apiservices_, "", name, "status",
         [&now](json& live) -> Status {
-          // Only a local APIService is this loop's to mark.
-          if (ObjectAt(live, "spec").contains("service")) return Status::Ok();
-          for (const json& c :
-               ArrayAt(ObjectAt(live, "status"), "conditions")) {
-            if (StringAt(c, "type") == "Available" &&
-                StringAt(c, "status") == "True") {
-              return Status::Ok();
-            }
-          }
+          if (!NeedsMarking(live)) return Status::Ok();
           live["status"]["conditions"] =
               json::array({{{"type", "Available"},
                             {"status", "True"},

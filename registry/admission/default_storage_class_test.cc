@@ -42,12 +42,10 @@ TEST(DefaultStorageClassName, PicksTheNewestDefault) {
             "a");
 }
 
-class DefaultStorageClassTest : public ::testing::Test {
+class DefaultStorageClassTest : public registry::testing::RegistryFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    RegistryFixture::SetUp();
     ASSERT_TRUE(
         registry::testing::CreateNamespace(registry_.get(), "default").ok());
     claims_ =
@@ -70,10 +68,6 @@ class DefaultStorageClassTest : public ::testing::Test {
     return r.ok() ? r->object["spec"] : json();
   }
 
-  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
-  Rng rng_{1};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<Registry> registry_;
   const api::ResourceInfo* claims_ = nullptr;
   const api::ResourceInfo* classes_ = nullptr;
 };

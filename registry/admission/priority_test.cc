@@ -14,12 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-class PriorityAdmissionTest : public ::testing::Test {
+class PriorityAdmissionTest : public registry::testing::RegistryFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    RegistryFixture::SetUp();
     ASSERT_TRUE(
         registry::testing::CreateNamespace(registry_.get(), "default").ok());
     pods_ = api::testing::BuiltinCatalog().Find("", "v1", "pods");
@@ -41,10 +39,6 @@ class PriorityAdmissionTest : public ::testing::Test {
     return registry_->Create(*pods_, "default", pod, {});
   }
 
-  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
-  Rng rng_{1};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<Registry> registry_;
   const api::ResourceInfo* pods_ = nullptr;
   const api::ResourceInfo* classes_ = nullptr;
 };

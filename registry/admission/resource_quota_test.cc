@@ -57,12 +57,10 @@ TEST(QuotaUsageTest, CountsWhatEachKindHolds) {
             "requests.cpu for: web");
 }
 
-class ResourceQuotaAdmissionTest : public ::testing::Test {
+class ResourceQuotaAdmissionTest : public registry::testing::RegistryFixture {
  protected:
   void SetUp() override {
-    storage_ = registry::testing::OpenMemoryStore();
-    ASSERT_NE(storage_, nullptr);
-    registry_ = std::make_unique<Registry>(storage_.get(), &clock_, &rng_);
+    RegistryFixture::SetUp();
     ASSERT_TRUE(
         registry::testing::CreateNamespace(registry_.get(), "default").ok());
     ASSERT_TRUE(
@@ -90,11 +88,6 @@ class ResourceQuotaAdmissionTest : public ::testing::Test {
     auto q = registry_->Get(*Res("", "resourcequotas"), "default", name);
     return q.ok() ? (*q)["status"]["used"] : json();
   }
-
-  FakeClock clock_{TimePoint(std::chrono::seconds(1'800'000'000))};
-  Rng rng_{1};
-  std::unique_ptr<store::Storage> storage_;
-  std::unique_ptr<Registry> registry_;
 };
 
 TEST_F(ResourceQuotaAdmissionTest, ChargesUntilTheLimitThenRefuses) {
