@@ -101,7 +101,8 @@ Status ControllerManager::Start() {
                               nodes_.get(),
                               claims_.get(),
                               replicasets_.get(),
-                              deployments_.get()};
+                              deployments_.get(),
+                              [this] { return ClusterReady().ok(); }};
   for (const ControllerEntry& entry : ControllerTable()) {
     Result<std::unique_ptr<Controller>> made = entry.make(ctx);
     if (!made.ok()) {

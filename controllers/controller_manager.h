@@ -12,6 +12,7 @@
 #ifndef KMOCK_CONTROLLERS_CONTROLLER_MANAGER_H_
 #define KMOCK_CONTROLLERS_CONTROLLER_MANAGER_H_
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -131,7 +132,7 @@ class ControllerManager {
   std::unique_ptr<Informer> deployments_;
   // The controllers of ControllerTable() that apply, in start order.
   std::vector<std::unique_ptr<Controller>> controllers_;
-  bool started_ = false;
+  std::atomic<bool> started_{false};
 };
 
 }  // namespace kmock::controllers

@@ -12,6 +12,7 @@
 #ifndef KMOCK_CONTROLLERS_CONTROLLER_TABLE_H_
 #define KMOCK_CONTROLLERS_CONTROLLER_TABLE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,6 +72,9 @@ struct ControllerContext {
   Informer* claims;
   Informer* replicasets;
   Informer* deployments;
+  // True once the cluster's system pods run (ControllerManager::
+  // ClusterReady); for loops that should not compete with the bootstrap.
+  std::function<bool()> cluster_ready;
 };
 
 struct ControllerEntry {

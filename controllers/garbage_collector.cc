@@ -93,6 +93,14 @@ void GarbageCollector::Start() {
   // once, some sixty threads listing together held up the cluster's own
   // start by tens of milliseconds on two cores.
   starter_ = std::thread([this] {
+    if (options_.may_start_informers) {
+      const auto give_up =
+          std::chrono::steady_clock::now() + options_.start_wait;
+      while (!stopping_.load() && !options_.may_start_informers() &&
+             std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
     const auto deadline =
         std::chrono::steady_clock::now() + options_.sync_timeout;
     for (auto& inf : own_informers_) {

@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,13 @@ struct GarbageCollectorOptions {
   // must stop them before the collector is destroyed: its handlers stay),
   // and the collector's workers wait for their first lists as for its own.
   std::map<const api::ResourceInfo*, Informer*> shared_informers;
+  // Asked (every 10 ms, for at most start_wait) on the collector's starter
+  // thread before its own informers start; null: they start at once. The
+  // controller manager answers true once its cluster's system pods run:
+  // the fifty-odd first lists would otherwise compete for the CPU with the
+  // bootstrap (kube-controller-manager, too, starts after the API server).
+  std::function<bool()> may_start_informers;
+  std::chrono::milliseconds start_wait{10000};
 };
 
 class GarbageCollector {

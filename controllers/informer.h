@@ -76,8 +76,10 @@ struct InformerOptions {
   std::string ns;  // "" = all namespaces
   std::string label_selector;
   std::string field_selector;
-  // How long one watch poll blocks before checking for Stop.
-  std::chrono::milliseconds poll{100};
+  // How long one wait for watch events lasts. Stop ends the wait at once,
+  // so this only bounds how often an idle informer wakes (to take a
+  // bookmark): a short one costs every idle informer ten wakeups a second.
+  std::chrono::milliseconds poll{5000};
   // Cache and hand out only apiVersion, kind and metadata (a metadata
   // informer): for controllers that never read spec or status, so the
   // objects are not decoded whole (registry::ListOptions::metadata_only).
