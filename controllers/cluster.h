@@ -33,6 +33,12 @@
 //       osImage: Ubuntu 22.04.4 LTS
 //       kernelVersion: 5.15.0-1061-aws
 //       containerRuntimeVersion: containerd://1.7.27
+//   ingressControllers:             # none by default, as on kubeadm
+//     - className: nginx            # its IngressClass
+//       controller: k8s.io/ingress-nginx
+//       namespace: ingress-nginx    # holds <namespace>-controller
+//       image: registry.k8s.io/ingress-nginx/controller:v1.12.1
+//       default: true               # the cluster's default IngressClass
 //
 // components places the control plane: etcd, kube-apiserver,
 // kube-scheduler, kube-controller-manager, cloud-controller-manager. When no
@@ -83,10 +89,22 @@ struct NodeSpec {
   std::string container_runtime_version = "containerd://1.7.27";
 };
 
+// An ingress controller the cluster runs (ingress/ingress_controller.h):
+// its IngressClass, and a Deployment and a LoadBalancer Service named
+// "<namespace>-controller" whose address its Ingresses get.
+struct IngressControllerSpec {
+  std::string class_name = "nginx";
+  std::string controller = "k8s.io/ingress-nginx";
+  std::string ns = "ingress-nginx";
+  std::string image = "registry.k8s.io/ingress-nginx/controller:v1.12.1";
+  bool default_class = false;
+};
+
 struct ClusterSpec {
   std::string name = "kubemock";
   std::string region = "us-east-1";
   std::vector<NodeSpec> nodes;
+  std::vector<IngressControllerSpec> ingress_controllers;
   lifecycle::StagePacing pacing;
 
   // The node that runs a control-plane component ("" if none does).

@@ -218,6 +218,40 @@ bool IsDns1123Label(const std::string& s) {
   return s.size() <= 63 && std::regex_match(s, kLabel);
 }
 
+bool IsDns1123Subdomain(const std::string& s) {
+  static const std::regex kSubdomain(
+      "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
+  return s.size() <= 253 && std::regex_match(s, kSubdomain);
+}
+
+Status ParseIngressController(const json& c, const std::string& path,
+                              IngressControllerSpec* out) {
+  if (!c.is_object()) return Invalid(path, "must be a mapping");
+  KMOCK_RETURN_IF_ERROR(CheckKeys(
+      c, path, {"className", "controller", "namespace", "image", "default"}));
+  const std::string p = path + ".";
+  KMOCK_RETURN_IF_ERROR(ReadString(c, "className", p, &out->class_name));
+  KMOCK_RETURN_IF_ERROR(ReadString(c, "controller", p, &out->controller));
+  KMOCK_RETURN_IF_ERROR(ReadString(c, "namespace", p, &out->ns));
+  KMOCK_RETURN_IF_ERROR(ReadString(c, "image", p, &out->image));
+  if (auto d = c.find("default"); d != c.end() && !d->is_null()) {
+    if (!d->is_boolean())
+      return Invalid(p + "default", "must be true or false");
+    out->default_class = d->get<bool>();
+  }
+  if (!IsDns1123Subdomain(out->class_name)) {
+    return Invalid(p + "className", "must be a DNS subdomain name");
+  }
+  // "<namespace>-controller" names the Deployment and the Service.
+  if (!IsDns1123Label(out->ns) || out->ns.size() > 52) {
+    return Invalid(p + "namespace",
+                   "must be a DNS label of at most 52 characters");
+  }
+  if (out->controller.empty()) return Invalid(p + "controller", "required");
+  if (out->image.empty()) return Invalid(p + "image", "required");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CompleteClusterSpec(ClusterSpec* spec) {
@@ -333,8 +367,8 @@ Result<ClusterSpec> ParseClusterSpec(std::string_view text) {
                   "cluster file: the top level must be a mapping with a "
                   "\"nodes\" list");
   }
-  KMOCK_RETURN_IF_ERROR(
-      CheckKeys(root, "", {"name", "region", "pacing", "nodes"}));
+  KMOCK_RETURN_IF_ERROR(CheckKeys(
+      root, "", {"name", "region", "pacing", "nodes", "ingressControllers"}));
   ClusterSpec spec;
   KMOCK_RETURN_IF_ERROR(ReadString(root, "name", "", &spec.name));
   KMOCK_RETURN_IF_ERROR(ReadString(root, "region", "", &spec.region));
@@ -349,6 +383,24 @@ Result<ClusterSpec> ParseClusterSpec(std::string_view text) {
     KMOCK_RETURN_IF_ERROR(
         ParseNode(root["nodes"][i], "nodes[" + std::to_string(i) + "]", &n));
     spec.nodes.push_back(std::move(n));
+  }
+  if (auto ic = root.find("ingressControllers");
+      ic != root.end() && !ic->is_null()) {
+    if (!ic->is_array()) return Invalid("ingressControllers", "must be a list");
+    std::set<std::string> classes, namespaces;
+    for (size_t i = 0; i < ic->size(); ++i) {
+      const std::string path = "ingressControllers[" + std::to_string(i) + "]";
+      IngressControllerSpec c;
+      KMOCK_RETURN_IF_ERROR(ParseIngressController((*ic)[i], path, &c));
+      if (!classes.insert(c.class_name).second) {
+        return Invalid(path + ".className",
+                       "duplicate value \"" + c.class_name + "\"");
+      }
+      if (!namespaces.insert(c.ns).second) {
+        return Invalid(path + ".namespace", "duplicate value \"" + c.ns + "\"");
+      }
+      spec.ingress_controllers.push_back(std::move(c));
+    }
   }
   KMOCK_RETURN_IF_ERROR(CompleteClusterSpec(&spec));
   return spec;

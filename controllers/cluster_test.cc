@@ -49,6 +49,27 @@ nodes:
   EXPECT_EQ(c->NodeRunning("kube-scheduler"), "cp");
 }
 
+TEST(ClusterTest, IngressControllersTakeDefaults) {
+  auto c = ParseClusterSpec(R"(
+nodes: [{name: solo}]
+ingressControllers:
+  - default: true
+  - className: internal
+    namespace: ingress-internal
+    controller: example.com/internal
+)");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->ingress_controllers.size(), 2u);
+  const IngressControllerSpec& nginx = c->ingress_controllers[0];
+  EXPECT_EQ(nginx.class_name, "nginx");
+  EXPECT_EQ(nginx.controller, "k8s.io/ingress-nginx");
+  EXPECT_EQ(nginx.ns, "ingress-nginx");
+  EXPECT_TRUE(nginx.default_class);
+  EXPECT_EQ(c->ingress_controllers[1].ns, "ingress-internal");
+  EXPECT_FALSE(c->ingress_controllers[1].default_class);
+  EXPECT_TRUE(DefaultCluster().ingress_controllers.empty());
+}
+
 TEST(ClusterTest, ParsesJson) {
   auto c = ParseClusterSpec(R"({"nodes": [{"name": "solo"}]})");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -93,6 +114,18 @@ TEST(ClusterTest, BadInputGivesClearErrors) {
        "nodes[1].components: \"etcd\" already runs on a"},
       {"pacing: {pullMs: -1}\nnodes: [{name: a}]",
        "pacing.pullMs: must be a non-negative whole number"},
+      {"nodes: [{name: a}]\ningressControllers: {className: nginx}",
+       "ingressControllers: must be a list"},
+      {"nodes: [{name: a}]\ningressControllers: [{className: Nginx_1}]",
+       "ingressControllers[0].className: must be a DNS subdomain name"},
+      {"nodes: [{name: a}]\ningressControllers: [{}, {namespace: other}]",
+       "ingressControllers[1].className: duplicate value \"nginx\""},
+      {"nodes: [{name: a}]\ningressControllers: [{}, {className: b}]",
+       "ingressControllers[1].namespace: duplicate value \"ingress-nginx\""},
+      {"nodes: [{name: a}]\ningressControllers: [{default: yes}]",
+       "ingressControllers[0].default: must be true or false"},
+      {"nodes: [{name: a}]\ningressControllers: [{port: 80}]",
+       "ingressControllers[0].port: unknown field"},
   };
   for (const auto& c : cases) {
     auto r = ParseClusterSpec(c.text);

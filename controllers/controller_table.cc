@@ -8,6 +8,7 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/endpoints/endpoints_controller.h"
 #include "controllers/garbage_collector.h"
+#include "controllers/ingress/ingress_controller.h"
 #include "controllers/kubernetes_service.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/publish/namespace_publisher.h"
@@ -47,6 +48,7 @@ Made MakeGarbageCollector(const ControllerContext& ctx) {
        {ctx.pods, ctx.nodes, ctx.replicasets, ctx.deployments, ctx.claims}) {
     if (inf != nullptr) o.shared_informers[inf->resource()] = inf;
   }
+  o.may_start_informers = ctx.cluster_ready;
   return Own(
       std::make_unique<GarbageCollector>(ctx.registry, ctx.clock, ctx.rng, o));
 }
@@ -164,6 +166,18 @@ Made MakeLocalApiServices(const ControllerContext& ctx) {
 
 }  // namespace
 
+Made MakeIngressControllers(const ControllerContext& ctx) {
+  if (ctx.cluster.ingress_controllers.empty() ||
+      ctx.registry->catalog().Find("networking.k8s.io", "v1", "ingresses") ==
+          nullptr) {
+    return Off();
+  }
+  IngressControllerOptions o;
+  o.controllers = ctx.cluster.ingress_controllers;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<IngressController>(ctx.registry, ctx.clock, o));
+}
+
 const std::vector<ControllerEntry>& ControllerTable() {
   static const std::vector<ControllerEntry> table = {
       {"replicaset", MakeReplicaSets},
@@ -180,6 +194,7 @@ const std::vector<ControllerEntry>& ControllerTable() {
       {"service-lb", MakeLoadBalancers},
       {"csrsigning", MakeCsrSigning},
       {"apiservice-autoregister", MakeLocalApiServices},
+      {"ingress-nginx", MakeIngressControllers},
   };
   return table;
 }

@@ -1,4 +1,5 @@
 #include "registry/admission/admission_plugin.h"
+#include "registry/admission/default_ingress_class.h"
 #include "registry/admission/default_storage_class.h"
 #include "registry/admission/limit_ranger.h"
 #include "registry/admission/priority.h"
@@ -8,10 +9,11 @@ namespace kmock::registry {
 
 std::vector<std::shared_ptr<const AdmissionPlugin>> BuiltinAdmissionPlugins() {
   // kube-apiserver 1.33's order: LimitRanger, Priority, DefaultStorageClass,
-  // ResourceQuota last.
+  // DefaultIngressClass, ResourceQuota last.
   return {std::make_shared<LimitRangerAdmission>(),
           std::make_shared<PriorityAdmission>(),
           std::make_shared<DefaultStorageClassAdmission>(),
+          std::make_shared<DefaultIngressClassAdmission>(),
           std::make_shared<ResourceQuotaAdmission>()};
 }
 

@@ -1,6 +1,6 @@
 #include "registry/admission/default_storage_class.h"
 
-#include "common/json_view.h"
+#include "registry/admission/default_class.h"
 #include "registry/registry.h"
 
 namespace kmock::registry {
@@ -9,41 +9,15 @@ using nlohmann::json;
 
 namespace {
 
-bool IsDefaultClass(const json& sc) {
-  auto meta = sc.find("metadata");
-  if (meta == sc.end() || !meta->is_object()) return false;
-  auto ann = meta->find("annotations");
-  if (ann == meta->end() || !ann->is_object()) return false;
-  for (const char* key : {"storageclass.kubernetes.io/is-default-class",
-                          "storageclass.beta.kubernetes.io/is-default-class"}) {
-    auto it = ann->find(key);
-    if (it != ann->end() && it->is_string() && *it == "true") return true;
-  }
-  return false;
-}
+constexpr std::initializer_list<const char*> kDefaultAnnotations = {
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class"};
 
 }  // namespace
 
 std::optional<std::string> DefaultStorageClassName(
     const std::vector<json>& classes) {
-  // The newest wins (RFC 3339 times compare as strings); between equals
-  // the first name, so the choice never depends on list order.
-  auto preferred = [](const json& a, const json& b) {
-    const std::string ta =
-        StringAt(ObjectAt(a, "metadata"), "creationTimestamp");
-    const std::string tb =
-        StringAt(ObjectAt(b, "metadata"), "creationTimestamp");
-    if (ta != tb) return ta > tb;
-    return StringAt(ObjectAt(a, "metadata"), "name") <
-           StringAt(ObjectAt(b, "metadata"), "name");
-  };
-  const json* chosen = nullptr;
-  for (const json& sc : classes) {
-    if (IsDefaultClass(sc) && (chosen == nullptr || preferred(sc, *chosen)))
-      chosen = &sc;
-  }
-  if (chosen == nullptr) return std::nullopt;
-  return StringAt(ObjectAt(*chosen, "metadata"), "name");
+  return NewestDefaultClass(classes, kDefaultAnnotations);
 }
 
 bool DefaultStorageClassAdmission::Handles(const api::ResourceInfo& res) const {
@@ -57,16 +31,11 @@ Status DefaultStorageClassAdmission::AdmitCreate(Registry& registry,
   if (!spec.is_object() || spec.contains("storageClassName")) {
     return Status::Ok();
   }
-  const api::ResourceInfo* classes =
-      registry.catalog().Find("storage.k8s.io", "v1", "storageclasses");
-  if (classes == nullptr) return Status::Ok();
-  auto list = registry.List(*classes, "", {});
-  if (!list.ok()) return list.status();
-  std::vector<json> items;
-  for (const json& sc : (*list)["items"]) items.push_back(sc);
-  if (auto name = DefaultStorageClassName(items)) {
-    spec["storageClassName"] = *name;
-  }
+  KMOCK_ASSIGN_OR_RETURN(
+      std::optional<std::string> name,
+      ServedDefaultClass(registry, "storage.k8s.io", "storageclasses",
+                         kDefaultAnnotations));
+  if (name) spec["storageClassName"] = *name;
   return Status::Ok();
 }
 

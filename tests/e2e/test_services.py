@@ -209,5 +209,71 @@ class ServicesTest(harness.ServerTestCase):
         self.assertIn("Unauthorized", p.stderr)
 
 
+INGRESS_CLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "manifests", "clusters", "ingress-nginx.yaml")
+
+
+class IngressControllerTest(harness.ServerTestCase):
+    """A cluster file that declares ingress-nginx: its IngressClass is the
+    default, its controller runs as a Deployment behind a LoadBalancer
+    Service, and an Ingress of its class shows that Service's address."""
+
+    server_args = ("--cluster", INGRESS_CLUSTER)
+
+    def jsonpath(self, *args):
+        p = self.kubectl.run("get", *args, check=False)
+        return p.stdout if p.returncode == 0 else ""
+
+    def test_an_ingress_gets_the_controllers_address(self):
+        p = self.kubectl.run("get", "ingressclass")
+        self.assertRegex(p.stdout, r"(?m)^NAME +CONTROLLER +PARAMETERS +AGE$")
+        self.assertRegex(p.stdout, r"(?m)^nginx +k8s.io/ingress-nginx +<none> ")
+        self.assertTrue(harness.wait_until(
+            lambda: self.jsonpath(
+                "pods", "-n", "ingress-nginx", "-o",
+                "jsonpath={.items[*].status.phase}") == "Running", 30))
+        self.assertTrue(harness.wait_until(lambda: self.jsonpath(
+            "service", "-n", "ingress-nginx", "ingress-nginx-controller",
+            "-o", "jsonpath={.status.loadBalancer.ingress[0].hostname}"), 30))
+        hostname = self.jsonpath(
+            "service", "-n", "ingress-nginx", "ingress-nginx-controller", "-o",
+            "jsonpath={.status.loadBalancer.ingress[0].hostname}")
+        self.assertRegex(hostname, r"^a[0-9a-f]{31}-[1-9][0-9]{9}\."
+                         r"us-east-1\.elb\.amazonaws\.com$")
+
+        self.kubectl.run("create", "deployment", "web", "--image=nginx")
+        self.kubectl.run("expose", "deployment", "web", "--port=80")
+        p = self.kubectl.run("create", "ingress", "web",
+                             "--rule=web.example.com/*=web:80")
+        self.assertEqual(p.stdout, "ingress.networking.k8s.io/web created\n")
+        # No --class: the default IngressClass is filled in on create.
+        self.assertEqual(self.jsonpath(
+            "ingress", "web", "-o", "jsonpath={.spec.ingressClassName}"),
+            "nginx")
+        self.assertTrue(harness.wait_until(lambda: self.jsonpath(
+            "ingress", "web", "-o",
+            "jsonpath={.status.loadBalancer.ingress[0].hostname}") ==
+            hostname, 30))
+        p = self.kubectl.run("get", "ingress", "web")
+        self.assertRegex(p.stdout,
+                         r"(?m)^NAME +CLASS +HOSTS +ADDRESS +PORTS +AGE$")
+        self.assertRegex(p.stdout, r"(?m)^web +nginx +web.example.com +" +
+                         hostname.replace(".", r"\.") + r" +80 ")
+        self.assertTrue(harness.wait_until(lambda: "Scheduled for sync" in
+                                           self.kubectl.run(
+                                               "describe", "ingress",
+                                               "web").stdout, 30))
+        p = self.kubectl.run("describe", "ingress", "web")
+        self.assertRegex(p.stdout, r"Normal +Sync +.* +nginx-ingress-controller"
+                         r" +Scheduled for sync")
+
+        # An Ingress of a class nobody runs gets no address.
+        self.kubectl.run("create", "ingress", "other", "--class=traefik",
+                         "--rule=other.example.com/*=web:80")
+        self.assertFalse(harness.wait_until(lambda: self.jsonpath(
+            "ingress", "other", "-o",
+            "jsonpath={.status.loadBalancer.ingress}"), 2))
+
+
 if __name__ == "__main__":
     unittest.main()
