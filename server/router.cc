@@ -199,12 +199,33 @@ void Router::ServeDiscovery(const httplib::Request& req,
   WriteJson(res, 200, doc);
 }
 
+namespace {
+
+// The subresources with a handler of their own; every other request goes
+// to the handler of its verb. The verbs each allows are the catalog's.
+struct SubresourceHandler {
+  const char* resource;
+  const char* subresource;
+  void (*handle)(const RequestContext&, httplib::Response&);
+};
+constexpr SubresourceHandler kSubresourceHandlers[] = {
+    {"pods", "log", HandleLog},
+    {"pods", "attach", HandleContainerStream},
+    {"pods", "exec", HandleContainerStream},
+    {"pods", "portforward", HandleContainerStream},
+    {"nodes", "proxy", HandleNodeProxy},
+};
+
+}  // namespace
+
 void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
                            const httplib::ContentReader* reader,
                            RequestInfo info,
                            const registry::UserInfo& user) const {
   const api::ResourceInfo* resource = FindResource(*config_.catalog, info);
-  if (resource == nullptr || info.parts.size() > 3) {
+  // Only a proxy's path goes on past <resource>/<name>/<subresource>.
+  if (resource == nullptr ||
+      (info.parts.size() > 3 && info.subresource != "proxy")) {
     return WriteError(res, NotFoundPathError());
   }
   if (!resource->namespaced) {
@@ -259,10 +280,12 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   if (IsWrite(info.verb) && config_.request_timeout.count() > 0)
     ctx.deadline = routed + config_.request_timeout;
 
-  if (info.verb == "get" && info.subresource == "log")
-    return HandleLog(ctx, res);
-  if (IsContainerStream(info.subresource))
-    return HandleContainerStream(ctx, res);
+  for (const SubresourceHandler& h : kSubresourceHandlers) {
+    if (info.subresource == h.subresource && info.resource == h.resource &&
+        info.api_group.empty()) {
+      return h.handle(ctx, res);
+    }
+  }
   if (info.verb == "get") return HandleGet(ctx, res);
   if (info.verb == "list") return HandleList(ctx, res);
   if (info.verb == "watch") return HandleWatch(ctx, res);

@@ -15,11 +15,6 @@
 
 namespace kmock::server {
 
-bool IsContainerStream(const std::string& subresource) {
-  return subresource == "attach" || subresource == "exec" ||
-         subresource == "portforward";
-}
-
 void HandleContainerStream(const RequestContext& ctx, httplib::Response& res) {
   Result<nlohmann::json> pod =
       ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name);

@@ -64,13 +64,14 @@ void HandleUpdate(const RequestContext& ctx, httplib::Response& res);
 // patch.cc: PATCH of an object or subresource.
 void HandlePatch(const RequestContext& ctx, httplib::Response& res);
 // container_stream.cc: pods/<name>/attach, exec and portforward.
-bool IsContainerStream(const std::string& subresource);
 void HandleContainerStream(const RequestContext& ctx, httplib::Response& res);
 // delete.cc: DELETE of one object, and of a collection.
 void HandleDelete(const RequestContext& ctx, httplib::Response& res);
 void HandleDeleteCollection(const RequestContext& ctx, httplib::Response& res);
 // GET pods/<name>/log (and follow=true).
 void HandleLog(const RequestContext& ctx, httplib::Response& res);
+// nodes/<name>[:<port>]/proxy/<path> (node_proxy.cc).
+void HandleNodeProxy(const RequestContext& ctx, httplib::Response& res);
 
 }  // namespace kmock::server
 
