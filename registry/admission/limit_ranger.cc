@@ -39,60 +39,91 @@ Amounts AmountsOf(const json& list) {
   return out;
 }
 
-// Every container's amounts summed, for keys every container has.
-Amounts PodSum(const json& containers, const char* kind) {
+void AddAmounts(Amounts& to, const Amounts& more) {
+  for (const auto& [name, amount] : more) to[name].milli += amount.milli;
+}
+
+void MaxAmounts(Amounts& to, const Amounts& other) {
+  for (const auto& [name, amount] : other) {
+    auto it = to.find(name);
+    if (it == to.end() || amount.milli > it->second.milli) to[name] = amount;
+  }
+}
+
+// A pod's total `kind` ("requests" or "limits") as kube-apiserver's
+// LimitRanger counts it: the containers' sum, sidecars (init containers
+// that restart Always) added to it, and at least what any other init
+// container needs beside the sidecars started before it.
+Amounts PodSum(const json& spec, const char* kind) {
+  auto of = [&](const json& c) {
+    return AmountsOf(ValueAt(ValueAt(c, "resources"), kind));
+  };
   Amounts out;
-  if (!containers.is_array() || containers.empty()) return out;
-  std::map<std::string, int> present;
-  for (const json& c : containers) {
-    for (const auto& [name, amount] :
-         AmountsOf(ValueAt(ValueAt(c, "resources"), kind))) {
-      out[name].milli += amount.milli;
-      ++present[name];
+  for (const json& c : ArrayAt(spec, "containers")) AddAmounts(out, of(c));
+  Amounts sidecars, init;
+  for (const json& c : ArrayAt(spec, "initContainers")) {
+    Amounts need = of(c);
+    if (StringAt(c, "restartPolicy") == "Always") {
+      AddAmounts(out, need);
+      AddAmounts(sidecars, need);
+      need = sidecars;
+    } else {
+      AddAmounts(need, sidecars);
     }
+    MaxAmounts(init, need);
   }
-  for (auto it = out.begin(); it != out.end();) {
-    if (present[it->first] != static_cast<int>(containers.size())) {
-      it = out.erase(it);
-      continue;
-    }
-    it->second.text = FormatQuantity(it->first, it->second.milli);
-    ++it;
-  }
+  MaxAmounts(out, init);
+  for (auto& [name, amount] : out)
+    amount.text = FormatQuantity(name, amount.milli);
   return out;
 }
 
+// What requests and limits break of one LimitRange item of `type`.
+// request_only: the type has requests only (a claim's storage), so max
+// is held against the request and there is no ratio.
 void Check(const std::string& type, const json& item, const Amounts& requests,
-           const Amounts& limits, std::vector<std::string>* out) {
+           const Amounts& limits, std::vector<std::string>* out,
+           bool request_only = false) {
   const std::string per = " usage per " + type + " is ";
   for (const auto& [name, min] : AmountsOf(ValueAt(item, "min"))) {
     auto req = requests.find(name);
     auto lim = limits.find(name);
     if (req == requests.end()) {
       out->push_back("minimum " + name + per + min.text +
-                     ".  No request is specified.");
+                     ".  No request is specified");
     } else if (req->second.milli < min.milli) {
       out->push_back("minimum " + name + per + min.text + ", but request is " +
-                     req->second.text + ".");
+                     req->second.text);
     } else if (lim != limits.end() && lim->second.milli < min.milli) {
       out->push_back("minimum " + name + per + min.text + ", but limit is " +
-                     lim->second.text + ".");
+                     lim->second.text);
     }
   }
   for (const auto& [name, max] : AmountsOf(ValueAt(item, "max"))) {
     auto req = requests.find(name);
     auto lim = limits.find(name);
+    if (request_only) {
+      if (req == requests.end()) {
+        out->push_back("maximum " + name + per + max.text +
+                       ".  No request is specified");
+      } else if (req->second.milli > max.milli) {
+        out->push_back("maximum " + name + per + max.text +
+                       ", but request is " + req->second.text);
+      }
+      continue;
+    }
     if (lim == limits.end()) {
       out->push_back("maximum " + name + per + max.text +
-                     ".  No limit is specified.");
+                     ".  No limit is specified");
     } else if (lim->second.milli > max.milli) {
       out->push_back("maximum " + name + per + max.text + ", but limit is " +
-                     lim->second.text + ".");
+                     lim->second.text);
     } else if (req != requests.end() && req->second.milli > max.milli) {
       out->push_back("maximum " + name + per + max.text + ", but request is " +
-                     req->second.text + ".");
+                     req->second.text);
     }
   }
+  if (request_only) return;
   for (const auto& [name, ratio] :
        AmountsOf(ValueAt(item, "maxLimitRequestRatio"))) {
     auto req = requests.find(name);
@@ -100,16 +131,16 @@ void Check(const std::string& type, const json& item, const Amounts& requests,
     const std::string head =
         name + " max limit to request ratio per " + type + " is " + ratio.text;
     if (req == requests.end() || req->second.milli == 0) {
-      out->push_back(head + ", but no request is specified or request is 0.");
+      out->push_back(head + ", but no request is specified or request is 0");
     } else if (lim == limits.end() || lim->second.milli == 0) {
-      out->push_back(head + ", but no limit is specified or limit is 0.");
+      out->push_back(head + ", but no limit is specified or limit is 0");
     } else {
       const double observed =
           static_cast<double>(lim->second.milli) / req->second.milli;
       if (observed * 1000 > static_cast<double>(ratio.milli)) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%f", observed);
-        out->push_back(head + ", but provided ratio is " + buf + ".");
+        out->push_back(head + ", but provided ratio is " + buf);
       }
     }
   }
@@ -167,20 +198,28 @@ void ApplyLimitRangeDefaults(const json& range, json& pod) {
 }
 
 std::vector<std::string> LimitRangeViolations(const json& range,
-                                              const json& pod) {
+                                              const json& obj,
+                                              std::string_view resource) {
   std::vector<std::string> out;
-  const json& containers = ValueAt(ValueAt(pod, "spec"), "containers");
-  for (const json& item : ValueAt(ValueAt(range, "spec"), "limits")) {
-    const json& type = ValueAt(item, "type");
-    if (type == "Container" && containers.is_array()) {
-      for (const json& c : containers) {
-        const json& resources = ValueAt(c, "resources");
-        Check("Container", item, AmountsOf(ValueAt(resources, "requests")),
-              AmountsOf(ValueAt(resources, "limits")), &out);
+  const json& spec = ValueAt(obj, "spec");
+  const bool claim = resource == "persistentvolumeclaims";
+  for (const json& item : ArrayAt(ValueAt(range, "spec"), "limits")) {
+    const std::string& type = StringAt(item, "type");
+    if (claim) {
+      if (type != "PersistentVolumeClaim") continue;
+      Check(type, item,
+            AmountsOf(ValueAt(ValueAt(spec, "resources"), "requests")), {},
+            &out, /*request_only=*/true);
+    } else if (type == "Container") {
+      for (const char* list : {"containers", "initContainers"}) {
+        for (const json& c : ArrayAt(spec, list)) {
+          const json& resources = ValueAt(c, "resources");
+          Check(type, item, AmountsOf(ValueAt(resources, "requests")),
+                AmountsOf(ValueAt(resources, "limits")), &out);
+        }
       }
     } else if (type == "Pod") {
-      Check("Pod", item, PodSum(containers, "requests"),
-            PodSum(containers, "limits"), &out);
+      Check(type, item, PodSum(spec, "requests"), PodSum(spec, "limits"), &out);
     }
   }
   return out;
@@ -190,7 +229,8 @@ LimitRangerAdmission::LimitRangerAdmission()
     : ranges_("", "v1", "limitranges") {}
 
 bool LimitRangerAdmission::Handles(const api::ResourceInfo& res) const {
-  return res.group.empty() && res.plural == "pods";
+  return res.group.empty() &&
+         (res.plural == "pods" || res.plural == "persistentvolumeclaims");
 }
 
 Result<std::vector<json>> LimitRangerAdmission::RangesIn(
@@ -210,6 +250,8 @@ Result<std::vector<json>> LimitRangerAdmission::RangesIn(
 Status LimitRangerAdmission::AdmitCreate(Registry& registry,
                                          const AdmissionRequest& req,
                                          json& obj) const {
+  // Claims get no defaults: their storage request is required.
+  if (req.resource->plural != "pods") return Status::Ok();
   KMOCK_ASSIGN_OR_RETURN(std::vector<json> ranges, RangesIn(registry, req.ns));
   if (!obj["spec"].is_object()) return Status::Ok();
   for (const json& range : ranges) ApplyLimitRangeDefaults(range, obj);
@@ -220,26 +262,29 @@ Status LimitRangerAdmission::ValidateCreate(Registry& registry,
                                             const AdmissionRequest& req,
                                             const json& obj) const {
   KMOCK_ASSIGN_OR_RETURN(std::vector<json> ranges, RangesIn(registry, req.ns));
-  std::vector<std::string> violations;
+  // The first range broken refuses, with every message it gives once
+  // (Go's aggregate error: one as it is, several as "[a, b]").
   for (const json& range : ranges) {
-    for (std::string& v : LimitRangeViolations(range, obj))
-      violations.push_back(std::move(v));
+    std::vector<std::string> violations;
+    for (std::string& v :
+         LimitRangeViolations(range, obj, req.resource->plural)) {
+      if (std::find(violations.begin(), violations.end(), v) ==
+          violations.end()) {
+        violations.push_back(std::move(v));
+      }
+    }
+    if (violations.empty()) continue;
+    std::string detail = violations[0];
+    if (violations.size() > 1) {
+      detail = "[";
+      for (size_t i = 0; i < violations.size(); ++i)
+        detail += (i == 0 ? "" : ", ") + violations[i];
+      detail += "]";
+    }
+    return Forbidden(*req.resource, StringAt(ValueAt(obj, "metadata"), "name"),
+                     detail);
   }
-  if (violations.empty()) return Status::Ok();
-  std::string detail;
-  if (violations.size() == 1) {
-    detail = violations[0];
-  } else {
-    detail = "[";
-    for (size_t i = 0; i < violations.size(); ++i)
-      detail += (i == 0 ? "" : ", ") + violations[i];
-    detail += "]";
-  }
-  return Forbidden(*req.resource,
-                   ValueAt(ValueAt(obj, "metadata"), "name").is_string()
-                       ? obj["metadata"]["name"].get<std::string>()
-                       : "",
-                   detail);
+  return Status::Ok();
 }
 
 }  // namespace kmock::registry

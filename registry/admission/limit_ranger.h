@@ -1,10 +1,12 @@
-// kube-apiserver's LimitRanger admission for pods: the LimitRanges of the
-// pod's namespace fill in containers' missing requests and limits from
-// their Container defaults (defaultRequest, default; the pod is annotated
-// kubernetes.io/limit-ranger saying what was set), then every container
-// and the pod as a whole are held to the ranges' min, max and
-// maxLimitRequestRatio, refused with kube-apiserver's 403 ("maximum cpu
-// usage per Container is 800m, but limit is 1500m.").
+// kube-apiserver's LimitRanger admission for pods and claims: the
+// LimitRanges of the pod's namespace fill in containers' missing requests
+// and limits from their Container defaults (defaultRequest, default; the
+// pod is annotated kubernetes.io/limit-ranger saying what was set), then
+// every container (init containers too) and the pod as a whole are held to
+// the ranges' min, max and maxLimitRequestRatio, and a
+// PersistentVolumeClaim's storage request to the PersistentVolumeClaim
+// min and max. The first range broken refuses with kube-apiserver's 403
+// ("maximum cpu usage per Container is 800m, but limit is 1500m").
 //
 // Thread safety: safe from any thread (ranges are read through a
 // CachedList).
@@ -21,9 +23,11 @@ namespace kmock::registry {
 
 // The defaults of `range` applied to `pod` (mutating).
 void ApplyLimitRangeDefaults(const nlohmann::json& range, nlohmann::json& pod);
-// What `pod` breaks of `range`, one message each.
+// What `obj`, a pod or (resource "persistentvolumeclaims") a claim,
+// breaks of `range`, one message each.
 std::vector<std::string> LimitRangeViolations(const nlohmann::json& range,
-                                              const nlohmann::json& pod);
+                                              const nlohmann::json& obj,
+                                              std::string_view resource);
 
 class LimitRangerAdmission : public AdmissionPlugin {
  public:

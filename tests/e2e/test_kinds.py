@@ -267,7 +267,7 @@ class KindsTest(harness.ServerTestCase):
                              check=False)
         self.assertEqual(p.returncode, 1)
         self.assertIn('pods "big" is forbidden: maximum cpu usage per '
-                      'Container is 800m, but limit is 1500m.', p.stderr)
+                      'Container is 800m, but limit is 1500m\n', p.stderr)
         self.kubectl.run("delete", "namespace", "limited", "--wait=false")
 
     def test_create_configmap_and_secret(self):
