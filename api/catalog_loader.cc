@@ -206,7 +206,8 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
   return r;
 }
 
-Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(const Schema& schema) {
+Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(const Schema& schema,
+                                                    int minor) {
   json doc = json::parse(kEmbeddedResourcesJson, nullptr, false);
   if (!doc.is_array()) {
     return Status(StatusCode::kInternal, "embedded resources are not a list");
@@ -225,6 +226,9 @@ Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(const Schema& schema) {
   auto catalog = std::make_unique<Catalog>();
   for (const json* e : entries) {
     const json& entry = *e;
+    const int from = entry.value("served_from", 0);
+    const int until = entry.value("served_until", 0);
+    if ((from > 0 && minor < from) || (until > 0 && minor > until)) continue;
     auto r = ResourceFromData(entry, schema);
     if (!r.ok()) return r.status();
     KMOCK_RETURN_IF_ERROR(catalog->Add(std::move(*r)));

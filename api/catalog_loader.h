@@ -23,9 +23,16 @@ namespace kmock::api {
 Result<std::unique_ptr<ResourceInfo>> ResourceFromData(
     const nlohmann::json& entry, const Schema& schema);
 
-// Every built-in resource. Fails only if the embedded data is inconsistent
-// with the code (a unit test loads it, so that never ships).
-Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(const Schema& schema);
+// The newest Kubernetes minor version whose API the catalog serves, and
+// the oldest kubectl that talks to it (1.27).
+inline constexpr int kNewestServedMinor = 33;
+
+// Every built-in resource a 1.`minor` server serves (entries carry the
+// versions that serve them: servedFrom, servedUntil). Fails only if the
+// embedded data is inconsistent with the code (a unit test loads it, so
+// that never ships).
+Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(
+    const Schema& schema, int minor = kNewestServedMinor);
 
 }  // namespace kmock::api
 

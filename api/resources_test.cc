@@ -53,6 +53,30 @@ TEST(CatalogTest, EventsShareStorage) {
   EXPECT_EQ(ev->schema_type, "io.k8s.api.events.v1.Event");
 }
 
+TEST(CatalogTest, EachVersionServesWhatItsRealServerServes) {
+  auto served = [](int minor, const char* group, const char* version,
+                   const char* plural) {
+    auto c = LoadBuiltinCatalog(Schema::Get(), minor);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() && (*c)->Find(group, version, plural) != nullptr;
+  };
+  EXPECT_TRUE(served(33, "networking.k8s.io", "v1", "ipaddresses"));
+  EXPECT_FALSE(served(32, "networking.k8s.io", "v1", "servicecidrs"));
+  EXPECT_TRUE(served(30, "admissionregistration.k8s.io", "v1",
+                     "validatingadmissionpolicies"));
+  EXPECT_FALSE(served(29, "admissionregistration.k8s.io", "v1",
+                      "validatingadmissionpolicybindings"));
+  EXPECT_TRUE(served(28, "authentication.k8s.io", "v1", "selfsubjectreviews"));
+  EXPECT_FALSE(served(27, "authentication.k8s.io", "v1", "selfsubjectreviews"));
+  EXPECT_TRUE(
+      served(27, "authentication.k8s.io", "v1beta1", "selfsubjectreviews"));
+  EXPECT_TRUE(served(27, "", "v1", "pods"));
+  // The default is the newest version.
+  EXPECT_NE(
+      testing::BuiltinCatalog().Find("networking.k8s.io", "v1", "servicecidrs"),
+      nullptr);
+}
+
 TEST(CatalogTest, EveryResourceIsComplete) {
   for (const ResourceInfo* r : testing::BuiltinCatalog().resources()) {
     SCOPED_TRACE(r->QualifiedName());

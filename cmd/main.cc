@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <future>
@@ -101,8 +102,12 @@ int Serve(const cmd::ServeOptions& o) {
   // The schema and catalog of every built-in kind take as long to load as
   // the store takes to open (both ~15 ms): the catalog loads on a thread of
   // its own while the store opens and the certificates are made.
-  auto catalog_loading = std::async(std::launch::async, [] {
-    return api::LoadBuiltinCatalog(api::Schema::Get());
+  // The API the chosen Kubernetes version serves (o.kubernetes_version is
+  // 1.MINOR.PATCH, checked when the flags were read).
+  const int minor = std::atoi(
+      o.kubernetes_version.substr(o.kubernetes_version.find('.') + 1).c_str());
+  auto catalog_loading = std::async(std::launch::async, [minor] {
+    return api::LoadBuiltinCatalog(api::Schema::Get(), minor);
   });
 
   if (!o.in_memory) {

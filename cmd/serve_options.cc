@@ -219,8 +219,9 @@ Flags:
                             five-node cluster
   --in-memory               keep everything in memory: nothing is written to
                             disk except the kubeconfig (for CI)
-  --kubernetes-version V    the version /version reports and nodes run, 1.MINOR
-                            or 1.MINOR.PATCH (default 1.33)
+  --kubernetes-version V    the version /version reports, nodes run and whose
+                            API is served, 1.MINOR or 1.MINOR.PATCH (default
+                            1.33)
   --seed N                  seed of the random source behind generated names,
                             UIDs and IDs, so a run can be reproduced (default:
                             random)

@@ -473,11 +473,17 @@ class ResourceEmbedder {
              const YAML::Node& r) {
     std::string kind = Str(r, "kind");
     std::string where = file + ": " + (kind.empty() ? "<no kind>" : kind);
-    CheckKeys(r, where,
-              {"kind", "plural", "singular", "listKind", "shortNames",
-               "categories", "namespaced", "verbs", "subresources", "scale",
-               "keyPrefix", "nameRule", "columns", "selectableFields",
-               "strategy", "virtual", "type", "generation", "warning"});
+    CheckKeys(r, where, {"kind",         "plural",
+                         "singular",     "listKind",
+                         "shortNames",   "categories",
+                         "namespaced",   "verbs",
+                         "subresources", "scale",
+                         "keyPrefix",    "nameRule",
+                         "columns",      "selectableFields",
+                         "strategy",     "virtual",
+                         "type",         "generation",
+                         "warning",      "servedFrom",
+                         "servedUntil"});
     std::string plural = Str(r, "plural");
     if (kind.empty() || plural.empty()) {
       Fail(where, "kind and plural are required");
@@ -503,6 +509,19 @@ class ResourceEmbedder {
     out["virtual"] = r["virtual"] && r["virtual"].as<bool>();
     out["generation"] = r["generation"] && r["generation"].as<bool>();
     out["warning"] = Str(r, "warning");
+    // The Kubernetes minor versions that serve it ("1.30": 30; 0: no bound).
+    for (const char* key : {"servedFrom", "servedUntil"}) {
+      const std::string v = Str(r, key);
+      int minor = 0;
+      if (!v.empty() &&
+          (v.rfind("1.", 0) != 0 || v.size() < 3 ||
+           v.find_first_not_of("0123456789", 2) != std::string::npos ||
+           (minor = std::stoi(v.substr(2))) <= 0)) {
+        Fail(where, std::string(key) + " must be 1.MINOR, not '" + v + "'");
+      }
+      out[std::string(key) == "servedFrom" ? "served_from" : "served_until"] =
+          minor;
+    }
     std::vector<std::string> verbs = StrList(r, "verbs");
     if (!r["verbs"]) verbs = AllVerbs();
     for (const std::string& v : verbs) {

@@ -93,6 +93,46 @@ def samples():
             yield name, path
 
 
+# What a server of an older version does not serve yet: resource -> the
+# first minor version that serves it (by default).
+SERVED_FROM = {
+    "ipaddresses.networking.k8s.io": 33,
+    "servicecidrs.networking.k8s.io": 33,
+    "validatingadmissionpolicies.admissionregistration.k8s.io": 30,
+    "validatingadmissionpolicybindings.admissionregistration.k8s.io": 30,
+}
+
+
+class ServedVersionTest(harness.ServerTestCase):
+    """A server started as the version of the kubectl under test serves
+    that version's API, as the dispatcher in /usr/bin/kubectl expects."""
+
+    server_args = ("--kubernetes-version", harness.kubectl_version())
+
+    def test_api_resources_and_versions_of_the_version(self):
+        minor = harness.minor(harness.kubectl_version())
+        p = self.kubectl.run("version", "-o", "json")
+        self.assertEqual(json.loads(p.stdout)["serverVersion"]["gitVersion"],
+                         "v1.%d.0" % minor)
+        p = self.kubectl.run("api-resources", "-o", "name")
+        expected = [r for r in EXPECTED_RESOURCES
+                    if SERVED_FROM.get(r, 0) <= minor]
+        self.assertEqual(sorted(p.stdout.split()), sorted(expected))
+        p = self.kubectl.run("api-versions")
+        versions = p.stdout.split()
+        self.assertIn("authentication.k8s.io/v1beta1", versions)
+        self.assertIn("networking.k8s.io/v1", versions)
+        p = self.kubectl.run("get", "--raw", "/apis/authentication.k8s.io/v1")
+        names = [r["name"] for r in json.loads(p.stdout)["resources"]]
+        self.assertEqual("selfsubjectreviews" in names, minor >= 28)
+        # A kind the version does not serve is not there to create.
+        if minor < 33:
+            p = self.kubectl.run("get", "servicecidrs", check=False)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn('the server doesn\'t have a resource type '
+                          '"servicecidrs"', p.stderr)
+
+
 class KindsTest(harness.ServerTestCase):
 
     def test_api_resources(self):
