@@ -36,28 +36,26 @@ Status CreateIfMissing(registry::Registry* reg, const api::ResourceInfo& res,
   return r.status();
 }
 
-// kube-system/kube-proxy with the status of a DaemonSet whose pods run on
-// every node; returns the controller reference its pods carry.
-Result<json> EnsureKubeProxyDaemonSet(registry::Registry* registry,
-                                      const CoreResources& res,
-                                      const ClusterSpec& cluster,
-                                      const std::string& version,
-                                      const registry::WriteOptions& wo,
-                                      BootstrapResult* out) {
+// A system DaemonSet (`ds`) with the status of one whose pods run on
+// `nodes` nodes; returns the controller reference its pods carry.
+Result<json> EnsureSystemDaemonSet(registry::Registry* registry,
+                                   const CoreResources& res, const json& ds,
+                                   int64_t nodes,
+                                   const registry::WriteOptions& wo,
+                                   BootstrapResult* out) {
+  const std::string name = StringAt(ObjectAt(ds, "metadata"), "name");
   KMOCK_RETURN_IF_ERROR(
-      CreateIfMissing(registry, *res.daemonsets, "kube-system",
-                      BuildKubeProxyDaemonSet(version), wo, out));
-  const int64_t n = static_cast<int64_t>(cluster.nodes.size());
+      CreateIfMissing(registry, *res.daemonsets, "kube-system", ds, wo, out));
   KMOCK_ASSIGN_OR_RETURN(
-      json ds,
+      json updated,
       registry->GuaranteedUpdate(
-          *res.daemonsets, "kube-system", "kube-proxy", "status",
-          [n](json& obj) -> Status {
+          *res.daemonsets, "kube-system", name, "status",
+          [nodes](json& obj) -> Status {
             json& st = obj["status"];
             for (const char* key :
                  {"currentNumberScheduled", "desiredNumberScheduled",
                   "numberAvailable", "numberReady", "updatedNumberScheduled"}) {
-              st[key] = n;
+              st[key] = nodes;
             }
             st["numberMisscheduled"] = 0;
             st["observedGeneration"] =
@@ -65,10 +63,13 @@ Result<json> EnsureKubeProxyDaemonSet(registry::Registry* registry,
             return Status::Ok();
           },
           wo));
-  const json& meta = ObjectAt(ds, "metadata");
-  return json{{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"},
-              {"name", "kube-proxy"},    {"uid", StringAt(meta, "uid")},
-              {"controller", true},      {"blockOwnerDeletion", true}};
+  const json& meta = ObjectAt(updated, "metadata");
+  return json{{"apiVersion", "apps/v1"},
+              {"kind", "DaemonSet"},
+              {"name", name},
+              {"uid", StringAt(meta, "uid")},
+              {"controller", true},
+              {"blockOwnerDeletion", true}};
 }
 
 }  // namespace
@@ -199,8 +200,18 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
       if (n.name == host) node = &n;
     }
     if (component == "cloud-controller-manager") {
+      // The cloud provider's DaemonSet, with its one pod.
+      json owner;
+      if (res.daemonsets != nullptr) {
+        KMOCK_ASSIGN_OR_RETURN(
+            owner,
+            EnsureSystemDaemonSet(
+                registry, res, BuildCloudControllerDaemonSet(cluster, version),
+                1, daemonsets, &out));
+      }
       if (ccm.empty()) {
-        json pod = BuildCloudControllerPod(*node, cluster, version, rng);
+        json pod = BuildCloudControllerPod(*node, cluster, version, rng->Hex(8),
+                                           owner, rng);
         ccm = pod["metadata"]["name"];
         KMOCK_RETURN_IF_ERROR(CreateIfMissing(
             registry, *res.pods, "kube-system", pod, daemonsets, &out));
@@ -223,8 +234,10 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
   json proxy_owner;
   if (res.daemonsets != nullptr) {
     KMOCK_ASSIGN_OR_RETURN(
-        proxy_owner, EnsureKubeProxyDaemonSet(registry, res, cluster, version,
-                                              daemonsets, &out));
+        proxy_owner,
+        EnsureSystemDaemonSet(registry, res, BuildKubeProxyDaemonSet(version),
+                              static_cast<int64_t>(cluster.nodes.size()),
+                              daemonsets, &out));
   }
   const std::string revision_hash = rng->Hex(8);
   for (const auto& node : cluster.nodes) {

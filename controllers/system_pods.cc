@@ -201,31 +201,31 @@ json KubeProxyPodSpec(const std::string& version) {
           {"tolerations", json::array({{{"operator", "Exists"}}})}};
 }
 
-}  // namespace
-
-json BuildKubeProxyDaemonSet(const std::string& version) {
+// A DaemonSet of kube-system whose pods carry the label k8s-app=<app>.
+json SystemDaemonSet(const char* app, json pod_spec) {
   return {{"apiVersion", "apps/v1"},
           {"kind", "DaemonSet"},
           {"metadata",
-           {{"name", "kube-proxy"},
+           {{"name", app},
             {"namespace", "kube-system"},
-            {"labels", {{"k8s-app", kKubeProxyApp}}}}},
+            {"labels", {{"k8s-app", app}}}}},
           {"spec",
-           {{"selector", {{"matchLabels", {{"k8s-app", kKubeProxyApp}}}}},
+           {{"selector", {{"matchLabels", {{"k8s-app", app}}}}},
             {"template",
-             {{"metadata", {{"labels", {{"k8s-app", kKubeProxyApp}}}}},
-              {"spec", KubeProxyPodSpec(version)}}},
+             {{"metadata", {{"labels", {{"k8s-app", app}}}}},
+              {"spec", std::move(pod_spec)}}},
             {"updateStrategy",
              {{"type", "RollingUpdate"},
               {"rollingUpdate", {{"maxUnavailable", 1}, {"maxSurge", 0}}}}}}}};
 }
 
-json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
-                       const std::string& revision_hash, const json& owner,
-                       Rng* rng) {
-  json spec = KubeProxyPodSpec(version);
+// A pod of the DaemonSet of `app` on `node`, as the DaemonSet controller
+// stamps it out of the template's spec.
+json DaemonSetPod(const char* app, json spec, const NodeSpec& node,
+                  int64_t priority, const std::string& revision_hash,
+                  const json& owner, Rng* rng) {
   spec["nodeName"] = node.name;
-  spec["priority"] = kNodeCritical;
+  spec["priority"] = priority;
   // What the DaemonSet controller adds to every pod it makes.
   spec["tolerations"].push_back({{"key", "node.kubernetes.io/not-ready"},
                                  {"operator", "Exists"},
@@ -233,10 +233,10 @@ json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
   spec["tolerations"].push_back({{"key", "node.kubernetes.io/unreachable"},
                                  {"operator", "Exists"},
                                  {"effect", "NoExecute"}});
-  json metadata = {{"name", "kube-proxy-" + rng->NameSuffix(5)},
+  json metadata = {{"name", std::string(app) + "-" + rng->NameSuffix(5)},
                    {"namespace", "kube-system"},
                    {"labels",
-                    {{"k8s-app", kKubeProxyApp},
+                    {{"k8s-app", app},
                      {"controller-revision-hash", revision_hash},
                      {"pod-template-generation", "1"}}}};
   if (!owner.is_null()) metadata["ownerReferences"] = json::array({owner});
@@ -246,8 +246,11 @@ json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
           {"spec", std::move(spec)}};
 }
 
-json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
-                             const std::string& version, Rng* rng) {
+// The pod spec of the AWS cloud-controller-manager's DaemonSet: it runs on
+// the control-plane nodes that do not keep ordinary pods away (it does not
+// tolerate the control-plane taint), as manage-2 in the default cluster.
+json CloudControllerPodSpec(const ClusterSpec& cluster,
+                            const std::string& version) {
   json container = {
       {"name", "aws-cloud-controller-manager"},
       {"image", "registry.k8s.io/provider-aws/cloud-controller-manager:" +
@@ -260,32 +263,46 @@ json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
       {"terminationMessagePath", "/dev/termination-log"},
       {"terminationMessagePolicy", "File"}};
   return {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", std::string(kCloudControllerApp) + "-" + rng->NameSuffix(5)},
-        {"namespace", "kube-system"},
-        {"labels",
-         {{"k8s-app", kCloudControllerApp},
-          {"controller-revision-hash", rng->Hex(8)},
-          {"pod-template-generation", "1"}}}}},
-      {"spec",
-       {{"containers", json::array({container})},
-        {"nodeName", node.name},
-        {"hostNetwork", true},
-        {"dnsPolicy", "ClusterFirst"},
-        {"priorityClassName", "system-cluster-critical"},
-        {"priority", kClusterCritical},
-        {"restartPolicy", "Always"},
-        {"schedulerName", "default-scheduler"},
-        {"terminationGracePeriodSeconds", 30},
-        {"tolerations",
-         json::array(
-             {{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
-               {"value", "true"},
-               {"effect", "NoSchedule"}},
-              {{"key", "node-role.kubernetes.io/control-plane"},
-               {"effect", "NoSchedule"}}})}}}};
+      {"containers", json::array({container})},
+      {"hostNetwork", true},
+      {"dnsPolicy", "ClusterFirst"},
+      {"nodeSelector", {{"node-role.kubernetes.io/control-plane", ""}}},
+      {"priorityClassName", "system-cluster-critical"},
+      {"restartPolicy", "Always"},
+      {"schedulerName", "default-scheduler"},
+      {"terminationGracePeriodSeconds", 30},
+      {"tolerations",
+       json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
+                     {"value", "true"},
+                     {"effect", "NoSchedule"}}})}};
+}
+
+}  // namespace
+
+json BuildKubeProxyDaemonSet(const std::string& version) {
+  return SystemDaemonSet(kKubeProxyApp, KubeProxyPodSpec(version));
+}
+
+json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
+                       const std::string& revision_hash, const json& owner,
+                       Rng* rng) {
+  return DaemonSetPod(kKubeProxyApp, KubeProxyPodSpec(version), node,
+                      kNodeCritical, revision_hash, owner, rng);
+}
+
+json BuildCloudControllerDaemonSet(const ClusterSpec& cluster,
+                                   const std::string& version) {
+  return SystemDaemonSet(kCloudControllerApp,
+                         CloudControllerPodSpec(cluster, version));
+}
+
+json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
+                             const std::string& version,
+                             const std::string& revision_hash,
+                             const json& owner, Rng* rng) {
+  return DaemonSetPod(kCloudControllerApp,
+                      CloudControllerPodSpec(cluster, version), node,
+                      kClusterCritical, revision_hash, owner, rng);
 }
 
 std::vector<std::string> SystemImages(const std::string& version) {

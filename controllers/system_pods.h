@@ -1,9 +1,10 @@
 // The cluster's own pods in kube-system, as a kubeadm cluster on AWS runs
 // them: the control plane as static (mirror) pods named <component>-<node>
 // (etcd, kube-apiserver, kube-controller-manager, kube-scheduler), owned by
-// their Node; aws-cloud-controller-manager-<suffix>; and a
-// kube-proxy-<suffix> on every node. Every one is on the host network,
-// preset to its node (spec.nodeName), at system priority.
+// their Node; the AWS cloud-controller-manager's DaemonSet
+// (aws-cloud-controller-manager-<suffix>); and kubeadm's kube-proxy
+// DaemonSet (kube-proxy-<suffix> on every node). Every one is on the host
+// network, preset to its node (spec.nodeName), at system priority.
 //
 // Thread safety: pure functions (the Rng is itself thread-safe).
 #ifndef KMOCK_CONTROLLERS_SYSTEM_PODS_H_
@@ -38,9 +39,15 @@ nlohmann::json BuildKubeProxyPod(const NodeSpec& node,
                                  const std::string& version,
                                  const std::string& revision_hash,
                                  const nlohmann::json& owner, Rng* rng);
+// The AWS cloud-controller-manager's DaemonSet in kube-system, and one of
+// its pods (owner and revision_hash as for kube-proxy).
+nlohmann::json BuildCloudControllerDaemonSet(const ClusterSpec& cluster,
+                                             const std::string& version);
 nlohmann::json BuildCloudControllerPod(const NodeSpec& node,
                                        const ClusterSpec& cluster,
-                                       const std::string& version, Rng* rng);
+                                       const std::string& version,
+                                       const std::string& revision_hash,
+                                       const nlohmann::json& owner, Rng* rng);
 
 // Every image the system pods use (pre-loaded on each node).
 std::vector<std::string> SystemImages(const std::string& version);

@@ -40,20 +40,25 @@ class DisruptionTest(harness.ServerTestCase):
         return [p for p in pods if p["status"].get("phase") == "Running"
                 and "deletionTimestamp" not in p["metadata"]]
 
-    def test_kube_proxy_is_a_daemonset(self):
+    def test_kube_proxy_and_the_cloud_controller_are_daemonsets(self):
         p = self.kubectl.run("get", "ds", "-n", "kube-system")
-        header, row = p.stdout.splitlines()
+        header, ccm, proxy = p.stdout.splitlines()
         self.assertEqual(header.split()[:6], [
             "NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE"])
-        self.assertEqual(row.split()[:7], [
+        self.assertEqual(ccm.split()[:7], [
+            "aws-cloud-controller-manager", "1", "1", "1", "1", "1",
+            "node-role.kubernetes.io/control-plane="])
+        self.assertEqual(proxy.split()[:7], [
             "kube-proxy", "5", "5", "5", "5", "5", "kubernetes.io/os=linux"])
-        proxy = self.get("pods", "-n", "kube-system",
-                         "-l", "k8s-app=kube-proxy")["items"]
-        self.assertEqual(len(proxy), 5)
-        for pod in proxy:
-            owner = pod["metadata"]["ownerReferences"][0]
-            self.assertEqual((owner["kind"], owner["name"]),
-                             ("DaemonSet", "kube-proxy"))
+        for app, count in (("kube-proxy", 5),
+                           ("aws-cloud-controller-manager", 1)):
+            pods = self.get("pods", "-n", "kube-system",
+                            "-l", "k8s-app=" + app)["items"]
+            self.assertEqual(len(pods), count)
+            for pod in pods:
+                owner = pod["metadata"]["ownerReferences"][0]
+                self.assertEqual((owner["kind"], owner["name"]),
+                                 ("DaemonSet", app))
 
     def test_drain_waits_for_the_budget(self):
         self.kubectl.run("create", "deployment", "web", "--image=nginx",
@@ -98,6 +103,16 @@ class DisruptionTest(harness.ServerTestCase):
                 q["spec"]["nodeName"] != node
                 for q in self.running_pods("web")), 20))
         self.kubectl.run("uncordon", node)
+
+    def test_drain_of_the_control_plane_node_needs_no_force(self):
+        # manage-2 runs mirror pods (left alone by drain), kube-proxy and the
+        # cloud-controller-manager, both DaemonSet pods, as on a real cluster.
+        p = self.kubectl.run("drain", "manage-2", "--ignore-daemonsets",
+                             "--timeout=60s")
+        self.assertIn("node/manage-2 drained", p.stdout)
+        self.assertRegex(p.stderr, r"Warning: ignoring DaemonSet-managed "
+                         r"Pods: kube-system/aws-cloud-controller-manager-")
+        self.kubectl.run("uncordon", "manage-2")
 
     def test_bad_budget_is_refused(self):
         p = self.kubectl.run("apply", "-f", "-", input=BAD_BUDGET, check=False)
