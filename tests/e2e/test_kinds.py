@@ -8,6 +8,7 @@ import base64
 import glob
 import json
 import os
+import subprocess
 import unittest
 
 import harness
@@ -309,6 +310,83 @@ class KindsTest(harness.ServerTestCase):
         self.assertIn('pods "big" is forbidden: maximum cpu usage per '
                       'Container is 800m, but limit is 1500m\n', p.stderr)
         self.kubectl.run("delete", "namespace", "limited", "--wait=false")
+
+    def test_create_the_other_imperative_kinds(self):
+        # secret tls, from a key pair made here.
+        key = os.path.join(self.workdir, "tls.key")
+        crt = os.path.join(self.workdir, "tls.crt")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-keyout", key, "-out", crt, "-days", "1",
+                        "-subj", "/CN=web.example.com"],
+                       check=True, capture_output=True)
+        p = self.kubectl.run("create", "secret", "tls", "web-tls",
+                             "--cert=" + crt, "--key=" + key)
+        self.assertEqual(p.stdout, "secret/web-tls created\n")
+        p = self.kubectl.run("get", "secret", "web-tls")
+        self.assertRegex(p.stdout,
+                         r"(?m)^web-tls +kubernetes.io/tls +2 +\d+s$")
+        p = self.kubectl.run("create", "secret", "docker-registry", "pull",
+                             "--docker-server=registry.example.com",
+                             "--docker-username=me", "--docker-password=pw")
+        self.assertEqual(p.stdout, "secret/pull created\n")
+        p = self.kubectl.run("get", "secret", "pull", "-o",
+                             "jsonpath={.type}")
+        self.assertEqual(p.stdout, "kubernetes.io/dockerconfigjson")
+        p = self.kubectl.run("get", "secret", "pull", "-o",
+                             "jsonpath={.data.\\.dockerconfigjson}")
+        auths = json.loads(base64.b64decode(p.stdout))["auths"]
+        self.assertEqual(auths["registry.example.com"]["username"], "me")
+        # A tls secret without its key is refused with the real cause.
+        p = self.kubectl.run("create", "-f", "-", check=False, input=json.dumps(
+            {"apiVersion": "v1", "kind": "Secret",
+             "metadata": {"name": "half"}, "type": "kubernetes.io/tls",
+             "data": {"tls.crt": ""}}))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('Secret "half" is invalid: data[tls.key]: Required '
+                      'value', p.stderr)
+
+        p = self.kubectl.run("create", "service", "nodeport", "np",
+                             "--tcp=80:8080")
+        self.assertEqual(p.stdout, "service/np created\n")
+        p = self.kubectl.run("get", "service", "np")
+        self.assertRegex(p.stdout, r"(?m)^np +NodePort +10\.\d+\.\d+\.\d+ "
+                         r"+<none> +80:3\d{4}/TCP +\d+s$")
+        p = self.kubectl.run("create", "service", "nodeport", "taken",
+                             "--tcp=80:8080", "--node-port=30080")
+        self.assertEqual(p.stdout, "service/taken created\n")
+        p = self.kubectl.run("create", "service", "nodeport", "again",
+                             "--tcp=80:8080", "--node-port=30080",
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('Service "again" is invalid: spec.ports[0].nodePort: '
+                      'Invalid value: 30080: provided port is already '
+                      'allocated', p.stderr)
+
+        p = self.kubectl.run("create", "clusterrole", "node-reader",
+                             "--verb=get,list,watch", "--resource=nodes")
+        self.assertEqual(
+            p.stdout,
+            "clusterrole.rbac.authorization.k8s.io/node-reader created\n")
+        p = self.kubectl.run("create", "clusterrolebinding", "ops-reads",
+                             "--clusterrole=node-reader", "--group=ops")
+        self.assertEqual(
+            p.stdout, "clusterrolebinding.rbac.authorization.k8s.io/"
+            "ops-reads created\n")
+        p = self.kubectl.run("get", "clusterrolebinding", "ops-reads", "-o",
+                             "wide")
+        header, row = p.stdout.splitlines()
+        self.assertEqual(header.split()[:3], ["NAME", "ROLE", "AGE"])
+        self.assertEqual(row.split()[1], "ClusterRole/node-reader")
+        self.assertIn("ops", row.split())
+        p = self.kubectl.run("describe", "clusterrole", "node-reader")
+        self.assertRegex(p.stdout, r"(?m)^  nodes +\[\] +\[\] +"
+                         r"\[get list watch\]$")
+        for kind, name in (("secret", "web-tls"), ("secret", "pull"),
+                           ("service", "np"), ("service", "taken"),
+                           ("clusterrolebinding", "ops-reads"),
+                           ("clusterrole", "node-reader")):
+            self.kubectl.run("delete", kind, name)
 
     def test_create_configmap_and_secret(self):
         p = self.kubectl.run("create", "configmap", "app",
