@@ -69,6 +69,7 @@ struct ControllerContext {
   Informer* pods;
   Informer* nodes;
   Informer* claims;
+  Informer* volumes;  // persistentvolumes
   Informer* replicasets;
   Informer* deployments;
 };
