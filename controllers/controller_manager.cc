@@ -44,6 +44,9 @@ Status ControllerManager::Start() {
     claims_ =
         std::make_unique<Informer>(registry_, res_.persistentvolumeclaims);
   }
+  if (res_.persistentvolumes != nullptr) {
+    volumes_ = std::make_unique<Informer>(registry_, res_.persistentvolumes);
+  }
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
   if (options_.event_writers > 0) {
@@ -100,6 +103,7 @@ Status ControllerManager::Start() {
                               pods_.get(),
                               nodes_.get(),
                               claims_.get(),
+                              volumes_.get(),
                               replicasets_.get(),
                               deployments_.get(),
                               [this] { return ClusterReady().ok(); }};
@@ -116,6 +120,7 @@ Status ControllerManager::Start() {
   nodes_->Start();
   pods_->Start();
   if (claims_) claims_->Start();
+  if (volumes_) volumes_->Start();
   if (replicasets_) replicasets_->Start();
   if (deployments_) deployments_->Start();
   scheduler_->Start();
@@ -135,6 +140,7 @@ void ControllerManager::Stop() {
   if (heartbeats_) heartbeats_->Stop();
   if (kubelets_) kubelets_->Stop();
   if (scheduler_) scheduler_->Stop();
+  if (volumes_) volumes_->Stop();
   if (claims_) claims_->Stop();
   if (pods_) pods_->Stop();
   if (nodes_) nodes_->Stop();

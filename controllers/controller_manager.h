@@ -125,6 +125,7 @@ class ControllerManager {
   std::unique_ptr<Informer> pods_;
   std::unique_ptr<Informer> nodes_;
   std::unique_ptr<Informer> claims_;
+  std::unique_ptr<Informer> volumes_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Kubelets> kubelets_;
   std::unique_ptr<NodeHeartbeats> heartbeats_;

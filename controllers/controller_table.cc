@@ -14,6 +14,8 @@
 #include "controllers/publish/namespace_publisher.h"
 #include "controllers/quota/resource_quota_controller.h"
 #include "controllers/replicaset_controller.h"
+#include "controllers/storage/pv_protection_controller.h"
+#include "controllers/storage/pvc_protection_controller.h"
 #include "controllers/storage/volume_controller.h"
 
 namespace kmock::controllers {
@@ -44,8 +46,8 @@ Made MakeDeployments(const ControllerContext& ctx) {
 Made MakeGarbageCollector(const ControllerContext& ctx) {
   if (!ctx.options.garbage_collector) return Off();
   GarbageCollectorOptions o = ctx.options.gc;
-  for (Informer* inf :
-       {ctx.pods, ctx.nodes, ctx.replicasets, ctx.deployments, ctx.claims}) {
+  for (Informer* inf : {ctx.pods, ctx.nodes, ctx.replicasets, ctx.deployments,
+                        ctx.claims, ctx.volumes}) {
     if (inf != nullptr) o.shared_informers[inf->resource()] = inf;
   }
   o.may_start_informers = ctx.cluster_ready;
@@ -64,16 +66,28 @@ Made MakeEndpoints(const ControllerContext& ctx) {
 }
 
 Made MakeVolumes(const ControllerContext& ctx) {
-  if (!ctx.options.volumes || ctx.claims == nullptr ||
-      ctx.res.persistentvolumes == nullptr ||
+  if (!ctx.options.volumes || ctx.claims == nullptr || ctx.volumes == nullptr ||
       ctx.res.storageclasses == nullptr) {
     return Off();
   }
   VolumeControllerOptions o;
   o.event_sink = ctx.event_sink;
   o.host = ctx.cluster.NodeRunning("kube-controller-manager");
-  return Own(std::make_unique<VolumeController>(
-      ctx.registry, ctx.clock, ctx.rng, ctx.res, ctx.claims, ctx.nodes, o));
+  return Own(std::make_unique<VolumeController>(ctx.registry, ctx.clock,
+                                                ctx.rng, ctx.res, ctx.claims,
+                                                ctx.volumes, ctx.nodes, o));
+}
+
+Made MakePvcProtection(const ControllerContext& ctx) {
+  if (!ctx.options.volumes || ctx.claims == nullptr) return Off();
+  return Own(std::make_unique<PvcProtectionController>(
+      ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.claims));
+}
+
+Made MakePvProtection(const ControllerContext& ctx) {
+  if (!ctx.options.volumes || ctx.volumes == nullptr) return Off();
+  return Own(std::make_unique<PvProtectionController>(ctx.registry, ctx.clock,
+                                                      ctx.volumes));
 }
 
 Made MakeResourceQuotas(const ControllerContext& ctx) {
@@ -185,6 +199,8 @@ const std::vector<ControllerEntry>& ControllerTable() {
       {"garbage-collector", MakeGarbageCollector},
       {"endpoint", MakeEndpoints},
       {"persistentvolume-binder", MakeVolumes},
+      {"pvc-protection", MakePvcProtection},
+      {"pv-protection", MakePvProtection},
       {"resourcequota", MakeResourceQuotas},
       {"disruption", MakeDisruption},
       {"namespace", MakeNamespaces},

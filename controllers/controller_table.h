@@ -70,6 +70,7 @@ struct ControllerContext {
   Informer* pods;
   Informer* nodes;
   Informer* claims;
+  Informer* volumes;  // persistentvolumes
   Informer* replicasets;
   Informer* deployments;
   // True once the cluster's system pods run (ControllerManager::

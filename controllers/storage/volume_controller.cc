@@ -49,18 +49,18 @@ registry::WriteOptions Write() {
 VolumeController::VolumeController(registry::Registry* registry,
                                    const Clock* clock, Rng* rng,
                                    const CoreResources& res, Informer* claims,
-                                   Informer* nodes,
+                                   Informer* volumes, Informer* nodes,
                                    VolumeControllerOptions options)
     : registry_(registry),
       rng_(rng),
       res_(res),
       claims_(claims),
+      volumes_(volumes),
       nodes_(nodes),
       options_(std::move(options)),
       queue_(clock),
       loop_("persistentvolume-controller", &queue_, 1,
             [this](const std::string& key) { return Sync(key); }) {
-  volumes_ = std::make_unique<Informer>(registry_, res_.persistentvolumes);
   classes_ = std::make_unique<Informer>(registry_, res_.storageclasses);
   auto queue_claim = [this](const json& claim) {
     queue_.Add(kClaimPrefix + KeyOf(claim));
@@ -107,15 +107,13 @@ VolumeController::VolumeController(registry::Registry* registry,
 
 VolumeController::~VolumeController() { Stop(); }
 
-void VolumeController::Start() {
-  loop_.Start({volumes_.get(), classes_.get()});
-}
+void VolumeController::Start() { loop_.Start({classes_.get()}); }
 
 void VolumeController::Stop() { loop_.Stop(); }
 
 Status VolumeController::Sync(const std::string& key) {
   KMOCK_RETURN_IF_ERROR(
-      WaitForInformers({claims_, nodes_, volumes_.get(), classes_.get()}));
+      WaitForInformers({claims_, nodes_, volumes_, classes_.get()}));
   if (key.rfind(kClaimPrefix, 0) == 0)
     return SyncClaim(key.substr(sizeof(kClaimPrefix) - 1));
   if (key.rfind(kVolumePrefix, 0) == 0)

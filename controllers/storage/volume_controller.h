@@ -44,10 +44,11 @@ struct VolumeControllerOptions {
 class VolumeController {
  public:
   // REQUIRES: res has persistentvolumeclaims, persistentvolumes and
-  // storageclasses; `claims` watches the claims and `nodes` the nodes,
-  // neither started yet.
+  // storageclasses; `claims` watches the claims, `volumes` the volumes and
+  // `nodes` the nodes, none started yet.
   VolumeController(registry::Registry* registry, const Clock* clock, Rng* rng,
-                   const CoreResources& res, Informer* claims, Informer* nodes,
+                   const CoreResources& res, Informer* claims,
+                   Informer* volumes, Informer* nodes,
                    VolumeControllerOptions options = {});
   ~VolumeController();
   VolumeController(const VolumeController&) = delete;
@@ -73,10 +74,10 @@ class VolumeController {
   Rng* rng_;
   CoreResources res_;
   Informer* claims_;
+  Informer* volumes_;
   Informer* nodes_;
   VolumeControllerOptions options_;
   WorkQueue queue_;
-  std::unique_ptr<Informer> volumes_;
   std::unique_ptr<Informer> classes_;
   std::unique_ptr<EventRecorder> events_;
   std::unique_ptr<EventRecorder> provisioner_events_;

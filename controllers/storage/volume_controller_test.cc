@@ -1,12 +1,15 @@
 // The persistent volume controller: claims bind to fitting volumes, the
 // cloud's classes provision (Immediate at once, WaitForFirstConsumer once a
 // node is picked, in that node's zone), released volumes are deleted or
-// kept as their reclaim policy says.
+// kept as their reclaim policy says; with the protection controllers
+// beside it, as in a cluster, deleted claims and volumes still go.
 #include "controllers/storage/volume_controller.h"
 
 #include <gtest/gtest.h>
 
 #include "common/json_view.h"
+#include "controllers/storage/pv_protection_controller.h"
+#include "controllers/storage/pvc_protection_controller.h"
 #include "controllers/storage/volume_binding.h"
 #include "controllers/tests/controller_fixture.h"
 
@@ -37,17 +40,33 @@ class VolumeControllerTest : public testing::ControllerFixture {
     }
     claims_ = std::make_unique<Informer>(registry_.get(),
                                          res_.persistentvolumeclaims);
+    volumes_ =
+        std::make_unique<Informer>(registry_.get(), res_.persistentvolumes);
     nodes_ = std::make_unique<Informer>(registry_.get(), res_.nodes);
-    ctl_ = std::make_unique<VolumeController>(
-        registry_.get(), &clock_, &rng_, res_, claims_.get(), nodes_.get());
-    claims_->Start();
-    nodes_->Start();
+    pods_ = std::make_unique<Informer>(registry_.get(), res_.pods);
+    ctl_ = std::make_unique<VolumeController>(registry_.get(), &clock_, &rng_,
+                                              res_, claims_.get(),
+                                              volumes_.get(), nodes_.get());
+    pvc_protection_ = std::make_unique<PvcProtectionController>(
+        registry_.get(), &clock_, res_, pods_.get(), claims_.get());
+    pv_protection_ = std::make_unique<PvProtectionController>(
+        registry_.get(), &clock_, volumes_.get());
+    for (Informer* inf :
+         {claims_.get(), volumes_.get(), nodes_.get(), pods_.get()}) {
+      inf->Start();
+    }
     ctl_->Start();
+    pvc_protection_->Start();
+    pv_protection_->Start();
   }
   void TearDown() override {
+    pv_protection_->Stop();
+    pvc_protection_->Stop();
     ctl_->Stop();
-    claims_->Stop();
-    nodes_->Stop();
+    for (Informer* inf :
+         {claims_.get(), volumes_.get(), nodes_.get(), pods_.get()}) {
+      inf->Stop();
+    }
     ControllerFixture::TearDown();
   }
 
@@ -75,8 +94,12 @@ class VolumeControllerTest : public testing::ControllerFixture {
   }
 
   std::unique_ptr<Informer> claims_;
+  std::unique_ptr<Informer> volumes_;
   std::unique_ptr<Informer> nodes_;
+  std::unique_ptr<Informer> pods_;
   std::unique_ptr<VolumeController> ctl_;
+  std::unique_ptr<PvcProtectionController> pvc_protection_;
+  std::unique_ptr<PvProtectionController> pv_protection_;
 };
 
 TEST_F(VolumeControllerTest, ImmediateClassProvisionsAndBindsAtOnce) {
@@ -92,10 +115,32 @@ TEST_F(VolumeControllerTest, ImmediateClassProvisionsAndBindsAtOnce) {
   json volume = Volume(volume_name);
   EXPECT_EQ(Phase(volume), "Bound");
   EXPECT_EQ(volume["spec"]["claimRef"]["name"], "data");
+  EXPECT_EQ(claim["metadata"]["finalizers"],
+            json({"kubernetes.io/pvc-protection"}));
+  EXPECT_EQ(volume["metadata"]["finalizers"],
+            json({"kubernetes.io/pv-protection"}));
 
-  // The claim goes: the provisioned volume (reclaim Delete) goes too.
+  // The claim goes (no pod uses it): the provisioned volume (reclaim
+  // Delete) is Released, deleted, and loses its finalizer.
   ASSERT_TRUE(
       registry_->Delete(*res_.persistentvolumeclaims, "default", "data", {})
+          .ok());
+  EXPECT_TRUE(Eventually([&] { return Claim("data").is_null(); }));
+  EXPECT_TRUE(Eventually([&] { return Volume(volume_name).is_null(); }));
+}
+
+TEST_F(VolumeControllerTest, ABoundVolumeDeletedWaitsForItsClaim) {
+  CreateClaim("held", "io");
+  ASSERT_TRUE(Eventually([&] { return Phase(Claim("held")) == "Bound"; }));
+  const std::string volume_name = Claim("held")["spec"]["volumeName"];
+  ASSERT_TRUE(
+      registry_->Delete(*res_.persistentvolumes, "", volume_name, {}).ok());
+  EXPECT_TRUE(Stays([&] {
+    json v = Volume(volume_name);
+    return Phase(v) == "Bound" && v["metadata"].contains("deletionTimestamp");
+  }));
+  ASSERT_TRUE(
+      registry_->Delete(*res_.persistentvolumeclaims, "default", "held", {})
           .ok());
   EXPECT_TRUE(Eventually([&] { return Volume(volume_name).is_null(); }));
 }
@@ -139,6 +184,10 @@ TEST_F(VolumeControllerTest, StaticVolumeBindsAndIsKeptOnRelease) {
   ASSERT_TRUE(
       Eventually([&] { return Phase(Volume("manual")) == "Released"; }));
   EXPECT_TRUE(Stays([&] { return Phase(Volume("manual")) == "Released"; }));
+  // Retain keeps it until an administrator deletes it, and then it goes.
+  ASSERT_TRUE(
+      registry_->Delete(*res_.persistentvolumes, "", "manual", {}).ok());
+  EXPECT_TRUE(Eventually([&] { return Volume("manual").is_null(); }));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Admission that reads the cluster's other objects, as kube-apiserver's
 // built-in admission plugins do (LimitRanger, Priority,
-// DefaultStorageClass, DefaultIngressClass, ResourceQuota). Each
+// DefaultStorageClass, StorageObjectInUseProtection, DefaultIngressClass,
+// ResourceQuota). Each
 // plugin says which resources it looks at; the registry runs them on
 // create in kube-apiserver's two phases: mutating after defaulting and
 // before validation (a plugin's change is validated with the rest), then

@@ -1,10 +1,13 @@
 """Storage as a cluster on the cloud gives it: the default StorageClass gp2,
 a claim without a class gets it and waits for its first pod, the volume is
 provisioned in the zone of the node the pod lands on, the pod runs with it,
-and the volume goes with the claim; a pod whose claim does not exist is not
-scheduled, with kube-scheduler's message."""
+and the volume goes with the claim; a claim in use that is deleted stays
+Terminating until its pod goes (kubernetes.io/pvc-protection), its volume
+keeps kubernetes.io/pv-protection until it is no longer Bound; a pod whose
+claim does not exist is not scheduled, with kube-scheduler's message."""
 
 import json
+import time
 import unittest
 
 import harness
@@ -93,6 +96,77 @@ class StorageTest(harness.ServerTestCase):
         # The claim goes after its pod; the volume goes with it.
         self.kubectl.run("delete", "pod", "db")
         self.kubectl.run("delete", "pvc", "data")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "pv", volume,
+                                     check=False).returncode == 1, 10))
+
+    def test_claim_in_use_waits_for_its_pod(self):
+        manifest = (CLAIM_AND_POD % "held").replace(
+            "name: data\nspec", "name: held\nspec").replace(
+            "name: db\nspec", "name: user\nspec")
+        self.kubectl.run("apply", "-f", "-", input=manifest)
+        self.assertTrue(harness.wait_until(
+            lambda: self.get("pod", "user")["status"].get("phase")
+            == "Running", 30))
+        pvc = self.get("pvc", "held")
+        self.assertEqual(pvc["metadata"]["finalizers"],
+                         ["kubernetes.io/pvc-protection"])
+        volume = pvc["spec"]["volumeName"]
+        self.assertEqual(self.get("pv", volume)["metadata"]["finalizers"],
+                         ["kubernetes.io/pv-protection"])
+
+        p = self.kubectl.run("delete", "pvc", "held", "--wait=false")
+        self.assertEqual(p.stdout.strip(),
+                         'persistentvolumeclaim "held" deleted')
+        rows = self.kubectl.run("get", "pvc", "held").stdout.splitlines()
+        self.assertEqual(rows[1].split()[:3], ["held", "Terminating", volume])
+        described = self.kubectl.run("describe", "pvc", "held").stdout
+        self.assertRegex(described, r"(?m)^Status:\s+Terminating \(lasts ")
+        self.assertRegex(described,
+                         r"(?m)^Finalizers:\s+\[kubernetes.io/pvc-protection\]$")
+        self.assertRegex(described, r"(?m)^Used By:\s+user$")
+        # It stays while the pod runs: deleting it is not using it up.
+        self.assertFalse(harness.wait_until(
+            lambda: self.kubectl.run("get", "pvc", "held",
+                                     check=False).returncode != 0, 1))
+        row = self.kubectl.run("get", "pv", volume).stdout.splitlines()[1]
+        self.assertEqual(row.split()[4], "Bound")
+
+        # The pod goes: the claim goes, and its volume (reclaim Delete)
+        # after it.
+        self.kubectl.run("delete", "pod", "user")
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "pvc", "held",
+                                     check=False).returncode == 1, 10))
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "pv", volume,
+                                     check=False).returncode == 1, 10))
+
+    def test_unused_claim_goes_at_once(self):
+        claim = CLAIM_AND_POD.split("---")[0].replace("name: data",
+                                                      "name: spare")
+        self.kubectl.run("apply", "-f", "-", input=claim)
+        started = time.monotonic()
+        p = self.kubectl.run("delete", "pvc", "spare")
+        self.assertEqual(p.stdout.strip(),
+                         'persistentvolumeclaim "spare" deleted')
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(
+            self.kubectl.run("get", "pvc", "spare", check=False).returncode, 1)
+
+    def test_namespace_with_claim_in_use_goes(self):
+        self.kubectl.run("create", "namespace", "stateful")
+        self.kubectl.run("apply", "-n", "stateful", "-f", "-",
+                         input=CLAIM_AND_POD % "data")
+        self.assertTrue(harness.wait_until(
+            lambda: self.get("pod", "db", "-n", "stateful")["status"].get(
+                "phase") == "Running", 30))
+        volume = self.get("pvc", "data", "-n", "stateful")["spec"][
+            "volumeName"]
+        # The namespace controller deletes the pod and the claim; the claim
+        # goes once the pod has, and its volume after it.
+        p = self.kubectl.run("delete", "namespace", "stateful", timeout=90)
+        self.assertEqual(p.stdout, 'namespace "stateful" deleted\n')
         self.assertTrue(harness.wait_until(
             lambda: self.kubectl.run("get", "pv", volume,
                                      check=False).returncode == 1, 10))
