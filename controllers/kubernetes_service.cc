@@ -33,19 +33,13 @@ KubernetesServiceController::KubernetesServiceController(
       res_(res),
       options_(options),
       queue_(clock) {
-  if (res_.services == nullptr) return;
-  InformerOptions io;
-  io.ns = kNamespace;
-  io.field_selector = std::string("metadata.name=") + kName;
-  informer_ = std::make_unique<Informer>(registry_, res_.services, io);
 }
 
 KubernetesServiceController::~KubernetesServiceController() { Stop(); }
 
 void KubernetesServiceController::Start() {
-  if (started_ || informer_ == nullptr) return;
+  if (started_ || res_.services == nullptr) return;
   started_ = true;
-  informer_->Start();
   queue_.Add(kKey);
   workers_ = std::make_unique<WorkerPool>(
       "kubernetes service", &queue_, 1, [this](const std::string&) {
@@ -67,22 +61,23 @@ void KubernetesServiceController::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
   if (workers_) workers_->Stop();
-  if (informer_) informer_->Stop();
 }
 
 Status KubernetesServiceController::Sync() {
-  if (informer_ == nullptr) return Status::Ok();
-  if (!informer_->WaitForSync(std::chrono::seconds(5))) {
-    return Status(StatusCode::kServiceUnavailable,
-                  "timed out waiting for the services cache to sync");
+  if (res_.services == nullptr) return Status::Ok();
+  // One read a pass: what the store holds now, not what a cache has seen
+  // of it yet (a cache behind a delete would wait out another pass).
+  auto existing = registry_->Get(*res_.services, kNamespace, kName);
+  if (existing.ok()) return EnsureEndpoints();
+  if (existing.status().code() != StatusCode::kNotFound) {
+    return existing.status();
   }
-  if (informer_->Get(kKey)) return EnsureEndpoints();
   auto r = registry_->Create(
       *res_.services, kNamespace,
       api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp,
                                     options_.target_port),
       ApiServerWrite());
-  // Made meanwhile (the informer had not seen it yet): nothing to do.
+  // Made meanwhile: nothing to do.
   if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
     return r.status();
   }

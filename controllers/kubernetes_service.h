@@ -2,7 +2,7 @@
 // kubernetes-service controller (pkg/controlplane/controller/
 // kubernetesservice) does: every `interval` (10 s of the injected clock,
 // counted from the start of the previous pass, whatever that pass took) it
-// looks the Service up in its informer and, when it is missing, creates it
+// reads the Service and, when it is missing, creates it
 // again with the same spec: the first address of the service range
 // (10.96.0.1, always the same), port "https" 443 -> the API server's port.
 // The new object gets a new uid and creationTimestamp, as a real server's
@@ -24,7 +24,6 @@
 #include <string>
 
 #include "common/clock.h"
-#include "controllers/informer.h"
 #include "controllers/resources_lookup.h"
 #include "controllers/work_queue.h"
 #include "controllers/worker_pool.h"
@@ -52,14 +51,13 @@ class KubernetesServiceController {
   KubernetesServiceController& operator=(const KubernetesServiceController&) =
       delete;
 
-  // Starts the informer and the periodic pass (the first at once).
+  // Starts the periodic pass (the first at once).
   void Start();
-  // Stops the pass and the informer. Idempotent.
+  // Stops the pass. Idempotent.
   void Stop();
 
-  // One pass: creates the Service if the informer does not hold it, and
-  // its Endpoints and EndpointSlice if the store does not. kUnavailable
-  // before the informer's first list.
+  // One pass: creates the Service, its Endpoints and its EndpointSlice
+  // where the store does not hold them.
   Status Sync();
 
  private:
@@ -70,7 +68,6 @@ class KubernetesServiceController {
   CoreResources res_;
   KubernetesServiceOptions options_;
   WorkQueue queue_;
-  std::unique_ptr<Informer> informer_;
   std::unique_ptr<WorkerPool> workers_;
   bool started_ = false;
   bool stopped_ = false;
