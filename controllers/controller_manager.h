@@ -71,6 +71,9 @@ struct ControllerManagerOptions {
   bool disruption = true;
   // kube-apiserver's APIServices of the built-in group versions.
   bool local_api_services = true;
+  // kube-apiserver's API Priority and Fairness bootstrap FlowSchemas and
+  // PriorityLevelConfigurations, and the FlowSchemas' Dangling condition.
+  bool apf_configuration = true;
   // ServiceAccount "default" in every namespace.
   bool service_accounts = true;
   // The cluster CA (PEM) the root CA publisher puts in every namespace's

@@ -7,6 +7,7 @@
 #include "controllers/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/flowcontrol/apf_configuration.h"
 #include "controllers/garbage_collector.h"
 #include "controllers/ingress/ingress_controller.h"
 #include "controllers/kubernetes_service.h"
@@ -178,6 +179,20 @@ Made MakeLocalApiServices(const ControllerContext& ctx) {
       std::make_unique<LocalApiServices>(ctx.registry, ctx.clock, apiservices));
 }
 
+Made MakeApfConfiguration(const ControllerContext& ctx) {
+  const api::Catalog& catalog = ctx.registry->catalog();
+  const api::ResourceInfo* flowschemas =
+      catalog.Find("flowcontrol.apiserver.k8s.io", "v1", "flowschemas");
+  const api::ResourceInfo* levels = catalog.Find(
+      "flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations");
+  if (!ctx.options.apf_configuration || flowschemas == nullptr ||
+      levels == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<ApfConfiguration>(ctx.registry, ctx.clock,
+                                                flowschemas, levels));
+}
+
 }  // namespace
 
 Made MakeIngressControllers(const ControllerContext& ctx) {
@@ -210,6 +225,7 @@ const std::vector<ControllerEntry>& ControllerTable() {
       {"service-lb", MakeLoadBalancers},
       {"csrsigning", MakeCsrSigning},
       {"apiservice-autoregister", MakeLocalApiServices},
+      {"priority-and-fairness-config", MakeApfConfiguration},
       {"ingress-nginx", MakeIngressControllers},
   };
   return table;

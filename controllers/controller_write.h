@@ -1,8 +1,9 @@
 // How kube-controller-manager's controllers write: typed in-process writes
 // as the service account kube-system/<account> (its groups included), with
 // the field manager "kube-controller-manager" unless another component's
-// (the cloud-controller-manager's) is named; and which write errors such a
-// controller lets pass.
+// (the cloud-controller-manager's) is named; how kube-apiserver's own loops
+// write (through its loopback client, as system:apiserver); and which
+// write errors such a controller lets pass.
 //
 // Thread safety: a pure function.
 #ifndef KMOCK_CONTROLLERS_CONTROLLER_WRITE_H_
@@ -36,6 +37,17 @@ inline registry::WriteOptions ControllerWrite(
   wo.user.groups = {"system:serviceaccounts",
                     "system:serviceaccounts:kube-system",
                     "system:authenticated"};
+  wo.field_manager = field_manager;
+  return wo;
+}
+
+// kube-apiserver's loopback client: user system:apiserver in
+// system:masters, under the loop's field manager.
+inline registry::WriteOptions ApiServerWrite(const std::string& field_manager) {
+  registry::WriteOptions wo;
+  wo.typed_in_process = true;
+  wo.user.name = "system:apiserver";
+  wo.user.groups = {"system:masters", "system:authenticated"};
   wo.field_manager = field_manager;
   return wo;
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "api/kinds/service.h"
+#include "controllers/controller_write.h"
 
 namespace kmock::controllers {
 
@@ -14,15 +15,6 @@ constexpr char kNamespace[] = "default";
 constexpr char kName[] = "kubernetes";
 constexpr char kKey[] = "default/kubernetes";
 
-registry::WriteOptions ApiServerWrite() {
-  registry::WriteOptions wo;
-  wo.typed_in_process = true;
-  wo.user.name = "system:apiserver";
-  wo.user.groups = {"system:masters", "system:authenticated"};
-  wo.field_manager = "kube-apiserver";
-  return wo;
-}
-
 }  // namespace
 
 KubernetesServiceController::KubernetesServiceController(
@@ -32,8 +24,7 @@ KubernetesServiceController::KubernetesServiceController(
       clock_(clock),
       res_(res),
       options_(options),
-      queue_(clock) {
-}
+      queue_(clock) {}
 
 KubernetesServiceController::~KubernetesServiceController() { Stop(); }
 
@@ -76,7 +67,7 @@ Status KubernetesServiceController::Sync() {
       *res_.services, kNamespace,
       api::kinds::KubernetesService(api::kinds::kKubernetesServiceIp,
                                     options_.target_port),
-      ApiServerWrite());
+      ApiServerWrite("kube-apiserver"));
   // Made meanwhile: nothing to do.
   if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
     return r.status();
@@ -113,7 +104,7 @@ Status KubernetesServiceController::EnsureEndpoints() {
   for (int i = 0; i < 2; ++i) {
     if (registry_->Get(*resources[i], kNamespace, kName).ok()) continue;
     auto r = registry_->Create(*resources[i], kNamespace, objects[i],
-                               ApiServerWrite());
+                               ApiServerWrite("kube-apiserver"));
     if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) {
       return r.status();
     }

@@ -97,10 +97,7 @@ void LocalApiServices::Start() {
 void LocalApiServices::Stop() { loop_.Stop(); }
 
 Status LocalApiServices::Sync() {
-  registry::WriteOptions wo =
-      ControllerWrite("kube-apiserver", "kube-apiserver");
-  wo.user.name = "system:apiserver";
-  wo.user.groups = {"system:masters", "system:authenticated"};
+  const registry::WriteOptions wo = ApiServerWrite("kube-apiserver");
   const std::string now = FormatRfc3339(clock_->Now());
   // One read of what exists: a restart writes nothing when all is there.
   KMOCK_ASSIGN_OR_RETURN(json existing, registry_->List(*apiservices_, "", {}));

@@ -220,6 +220,100 @@ class KindsTest(harness.ServerTestCase):
         self.assertEqual((spec["groupPriorityMinimum"],
                           spec["versionPriority"]), (17800, 15))
 
+    def test_apf_bootstrap_configuration(self):
+        # `kubectl get flowschemas` and `kubectl get
+        # prioritylevelconfigurations` of a fresh 1.33 cluster (other tests
+        # of this server may add their own objects).
+        schemas = [
+            ["exempt", "exempt", "1", "<none>", "False"],
+            ["probes", "exempt", "2", "<none>", "False"],
+            ["system-leader-election", "leader-election", "100", "ByUser",
+             "False"],
+            ["endpoint-controller", "workload-high", "150", "ByUser",
+             "False"],
+            ["workload-leader-election", "leader-election", "200", "ByUser",
+             "False"],
+            ["system-node-high", "node-high", "400", "ByUser", "False"],
+            ["system-nodes", "system", "500", "ByUser", "False"],
+            ["kube-controller-manager", "workload-high", "800",
+             "ByNamespace", "False"],
+            ["kube-scheduler", "workload-high", "800", "ByNamespace",
+             "False"],
+            ["kube-system-service-accounts", "workload-high", "900",
+             "ByNamespace", "False"],
+            ["service-accounts", "workload-low", "9000", "ByUser", "False"],
+            ["global-default", "global-default", "9900", "ByUser", "False"],
+            ["catch-all", "catch-all", "10000", "ByUser", "False"],
+        ]
+        levels = [
+            ["catch-all", "Limited", "5", "<none>", "<none>", "<none>"],
+            ["exempt", "Exempt", "<none>", "<none>", "<none>", "<none>"],
+            ["global-default", "Limited", "20", "128", "6", "50"],
+            ["leader-election", "Limited", "10", "16", "4", "50"],
+            ["node-high", "Limited", "40", "64", "6", "50"],
+            ["system", "Limited", "30", "64", "6", "50"],
+            ["workload-high", "Limited", "40", "128", "6", "50"],
+            ["workload-low", "Limited", "100", "128", "6", "50"],
+        ]
+
+        def table(resource, names):
+            p = self.kubectl.run("get", resource)
+            header, *rows = p.stdout.splitlines()
+            rows = [r.split() for r in rows]
+            return header.split(), [r for r in rows if r[0] in names]
+
+        names = {s[0] for s in schemas}
+        # MISSINGPL comes from the Dangling condition, written after the
+        # objects. kube-apiserver prints these rows by matchingPrecedence,
+        # as listed above; ours come in name order (docs/limits.md).
+        self.assertTrue(harness.wait_until(
+            lambda: [r[:4] + r[5:] for r in
+                     table("flowschemas", names)[1]] == sorted(schemas), 10),
+            self.kubectl.run("get", "flowschemas").stdout)
+        header, _ = table("flowschemas", names)
+        self.assertEqual(header, ["NAME", "PRIORITYLEVEL",
+                                  "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD",
+                                  "AGE", "MISSINGPL"])
+        header, rows = table("prioritylevelconfigurations",
+                             {lv[0] for lv in levels})
+        self.assertEqual(header, ["NAME", "TYPE", "NOMINALCONCURRENCYSHARES",
+                                  "QUEUES", "HANDSIZE", "QUEUELENGTHLIMIT",
+                                  "AGE"])
+        self.assertEqual([r[:6] for r in rows], levels)
+
+        p = self.kubectl.run("get", "flowschema", "probes", "-o", "json",
+                             "--show-managed-fields")
+        probes = json.loads(p.stdout)
+        self.assertEqual(probes["metadata"]["annotations"],
+                         {"apf.kubernetes.io/autoupdate-spec": "true"})
+        self.assertEqual(probes["spec"]["rules"], [{
+            "subjects": [
+                {"kind": "Group", "group": {"name": "system:unauthenticated"}},
+                {"kind": "Group", "group": {"name": "system:authenticated"}}],
+            "nonResourceRules": [{
+                "verbs": ["get"],
+                "nonResourceURLs": ["/healthz", "/readyz", "/livez"]}]}])
+        dangling = probes["status"]["conditions"][0]
+        self.assertEqual((dangling["type"], dangling["status"],
+                          dangling["reason"], dangling["message"]),
+                         ("Dangling", "False", "Found",
+                          "This FlowSchema references the "
+                          "PriorityLevelConfiguration object named "
+                          "\"exempt\" and it exists"))
+        managers = {m["manager"] for m in probes["metadata"]["managedFields"]}
+        self.assertEqual(managers,
+                         {"api-priority-and-fairness-config-producer-v1",
+                          "api-priority-and-fairness-config-consumer-v1"})
+        p = self.kubectl.run("get", "prioritylevelconfiguration",
+                             "workload-low", "-o", "json")
+        self.assertEqual(json.loads(p.stdout)["spec"], {
+            "type": "Limited",
+            "limited": {"nominalConcurrencyShares": 100,
+                        "lendablePercent": 90,
+                        "limitResponse": {"type": "Queue", "queuing": {
+                            "queues": 128, "handSize": 6,
+                            "queueLengthLimit": 50}}}})
+
     def test_system_priority_classes_exist(self):
         p = self.kubectl.run("get", "priorityclasses")
         header, *rows = p.stdout.splitlines()
