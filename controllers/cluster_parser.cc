@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "api/validation.h"
 #include "controllers/cluster.h"
 #include "controllers/ip_allocator.h"
 #include "controllers/quantity.h"
@@ -218,12 +219,6 @@ bool IsDns1123Label(const std::string& s) {
   return s.size() <= 63 && std::regex_match(s, kLabel);
 }
 
-bool IsDns1123Subdomain(const std::string& s) {
-  static const std::regex kSubdomain(
-      "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
-  return s.size() <= 253 && std::regex_match(s, kSubdomain);
-}
-
 Status ParseIngressController(const json& c, const std::string& path,
                               IngressControllerSpec* out) {
   if (!c.is_object()) return Invalid(path, "must be a mapping");
@@ -239,7 +234,7 @@ Status ParseIngressController(const json& c, const std::string& path,
       return Invalid(p + "default", "must be true or false");
     out->default_class = d->get<bool>();
   }
-  if (!IsDns1123Subdomain(out->class_name)) {
+  if (!api::IsDNS1123Subdomain(out->class_name).empty()) {
     return Invalid(p + "className", "must be a DNS subdomain name");
   }
   // "<namespace>-controller" names the Deployment and the Service.
