@@ -18,7 +18,7 @@ namespace kmock::api::testing {
 
 inline const Catalog& BuiltinCatalog() {
   static const Catalog* catalog = [] {
-    auto loaded = LoadBuiltinCatalog(Schema::Get());
+    auto loaded = LoadBuiltinCatalog(Schema::Builtin());
     if (!loaded.ok()) {
       std::fprintf(stderr, "built-in catalog: %s\n",
                    loaded.status().message().c_str());

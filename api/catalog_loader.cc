@@ -107,6 +107,8 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
   }
   const Type* type = schema.Find(r->schema_type);
   if (type == nullptr) return Bad(e, "no type " + r->schema_type);
+  r->schema = &schema;
+  r->type = type;
 
   const std::string code_name = e.value("strategy", "");
   const KindCode* code = nullptr;
@@ -152,6 +154,8 @@ Result<std::unique_ptr<ResourceInfo>> ResourceFromData(const json& e,
   }
   if (code != nullptr) {
     r->record_requester = code->record_requester;
+    r->stamp_update_times = code->stamp_update_times;
+    r->table_row_less = code->table_row_less;
     r->virtual_create = code->virtual_create;
     r->virtual_items = code->virtual_items;
     r->make_allocator = code->make_allocator;
@@ -231,6 +235,8 @@ Result<std::unique_ptr<Catalog>> LoadBuiltinCatalog(const Schema& schema,
     if ((from > 0 && minor < from) || (until > 0 && minor > until)) continue;
     auto r = ResourceFromData(entry, schema);
     if (!r.ok()) return r.status();
+    // kube-apiserver warns of a deprecation from the release that made it.
+    if (minor < entry.value("warning_from", 0)) (*r)->warning.clear();
     KMOCK_RETURN_IF_ERROR(catalog->Add(std::move(*r)));
   }
   return catalog;

@@ -30,7 +30,7 @@ json Entry() {
 }
 
 TEST(CatalogLoaderTest, AnEntryBecomesAResource) {
-  auto r = ResourceFromData(Entry(), Schema::Get());
+  auto r = ResourceFromData(Entry(), Schema::Builtin());
   ASSERT_TRUE(r.ok()) << r.status().message();
   const ResourceInfo& lease = **r;
   EXPECT_EQ(lease.QualifiedName(), "leases.coordination.k8s.io");
@@ -47,21 +47,21 @@ TEST(CatalogLoaderTest, AnEntryBecomesAResource) {
 TEST(CatalogLoaderTest, BadEntriesAreRefused) {
   json e = Entry();
   e["columns"][1]["cell"] = "noSuchCell";
-  EXPECT_FALSE(ResourceFromData(e, Schema::Get()).ok());
+  EXPECT_FALSE(ResourceFromData(e, Schema::Builtin()).ok());
   e = Entry();
   e["schema_type"] = "io.k8s.api.core.v1.NoSuchKind";
-  EXPECT_FALSE(ResourceFromData(e, Schema::Get()).ok());
+  EXPECT_FALSE(ResourceFromData(e, Schema::Builtin()).ok());
   e = Entry();
   e["strategy"] = "noSuchCode";
-  EXPECT_FALSE(ResourceFromData(e, Schema::Get()).ok());
+  EXPECT_FALSE(ResourceFromData(e, Schema::Builtin()).ok());
   e = Entry();
   e["key_prefix"] = "";  // stored kinds need a prefix
-  EXPECT_FALSE(ResourceFromData(e, Schema::Get()).ok());
+  EXPECT_FALSE(ResourceFromData(e, Schema::Builtin()).ok());
 }
 
 TEST(CatalogTest, TakesResourcesWhileReadersRead) {
   Catalog c;
-  auto first = ResourceFromData(Entry(), Schema::Get());
+  auto first = ResourceFromData(Entry(), Schema::Builtin());
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(c.Add(std::move(*first)).ok());
   uint64_t gen = c.generation();
@@ -77,7 +77,7 @@ TEST(CatalogTest, TakesResourcesWhileReadersRead) {
   for (int i = 0; i < 50; ++i) {
     json e = Entry();
     e["plural"] = "leases" + std::to_string(i);
-    auto r = ResourceFromData(e, Schema::Get());
+    auto r = ResourceFromData(e, Schema::Builtin());
     ASSERT_TRUE(r.ok());
     ASSERT_TRUE(c.Add(std::move(*r)).ok());
   }
@@ -87,7 +87,7 @@ TEST(CatalogTest, TakesResourcesWhileReadersRead) {
   EXPECT_NE(c.Find("coordination.k8s.io", "v1", "leases49"), nullptr);
   EXPECT_NE(c.FindByKind("coordination.k8s.io", "v1", "Lease"), nullptr);
   // A taken name is a conflict.
-  auto again = ResourceFromData(Entry(), Schema::Get());
+  auto again = ResourceFromData(Entry(), Schema::Builtin());
   EXPECT_EQ(c.Add(std::move(*again)).code(), StatusCode::kConflict);
 }
 
@@ -127,7 +127,7 @@ TEST(TableCellsTest, BuiltInCells) {
 }
 
 TEST(GenericStrategyTest, StatusAndGeneration) {
-  GenericStrategy s(&Schema::Get(), nullptr, /*has_status=*/true,
+  GenericStrategy s(&Schema::Builtin(), nullptr, /*has_status=*/true,
                     /*keeps_generation=*/true);
   json obj = {{"spec", {{"a", 1}}}, {"status", {{"x", 1}}}};
   s.PrepareForCreate(obj);

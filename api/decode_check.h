@@ -29,22 +29,21 @@ namespace kmock::api {
 // root are always accepted. Values of the wrong JSON type are skipped (see
 // FirstTypeError).
 std::vector<std::string> UnknownFields(const nlohmann::json& obj,
-                                       const Type& root,
-                                       const Schema& schema = Schema::Get());
+                                       const Type& root, const Schema& schema);
 
 // The first value whose JSON type does not fit the schema, as Go's decoder
 // words it: "json: cannot unmarshal string into Go struct field
 // PodSpec.spec.containers of type []v1.Container". nullopt if all fit.
 std::optional<std::string> FirstTypeError(const nlohmann::json& obj,
                                           const Type& root,
-                                          const Schema& schema = Schema::Get());
+                                          const Schema& schema);
 
 // Removes the fields UnknownFields reports from *obj and returns their
 // paths: what a real server stores of a body decoded without strict
 // validation (Go's decoder drops fields its types lack).
-std::vector<std::string> PruneUnknownFields(
-    nlohmann::json* obj, const Type& root,
-    const Schema& schema = Schema::Get());
+std::vector<std::string> PruneUnknownFields(nlohmann::json* obj,
+                                            const Type& root,
+                                            const Schema& schema);
 
 // kube-apiserver's prefix for decode errors: `Pod in version "v1" cannot be
 // handled as a Pod: <detail>`, as a 400 BadRequest Status.
@@ -98,8 +97,7 @@ std::vector<std::string> UnknownFieldWarnings(
 Status CheckBody(const nlohmann::json& obj, const Type& root,
                  const std::string& kind, const std::string& version,
                  const std::string& field_validation,
-                 std::vector<std::string>* warnings,
-                 const Schema& schema = Schema::Get(),
+                 std::vector<std::string>* warnings, const Schema& schema,
                  const BodyFindings* findings = nullptr);
 
 // CheckBody for a body about to be stored: the same checks and answers, and
@@ -109,7 +107,7 @@ Status CheckAndPruneBody(nlohmann::json* obj, const Type& root,
                          const std::string& kind, const std::string& version,
                          const std::string& field_validation,
                          std::vector<std::string>* warnings,
-                         const Schema& schema = Schema::Get(),
+                         const Schema& schema,
                          const BodyFindings* findings = nullptr);
 
 }  // namespace kmock::api

@@ -7,7 +7,9 @@ namespace {
 
 using nlohmann::json;
 
-const Type& PodType() { return *Schema::Get().Find("io.k8s.api.core.v1.Pod"); }
+const Type& PodType() {
+  return *Schema::Builtin().Find("io.k8s.api.core.v1.Pod");
+}
 
 json Pod(const char* spec_json) {
   json pod = {{"apiVersion", "v1"},
@@ -25,7 +27,7 @@ TEST(UnknownFieldsTest, FindsNestedUnknownFields) {
   pod["metadata"]["labelz"] = json::object();
   pod["status"] = {{"phase", "Running"},
                    {"conditions", {{{"type", "Ready"}, {"zz", 1}}}}};
-  EXPECT_EQ(UnknownFields(pod, PodType()),
+  EXPECT_EQ(UnknownFields(pod, PodType(), Schema::Builtin()),
             (std::vector<std::string>{
                 "metadata.labelz", "spec.bar", "spec.containers[1].foo",
                 "spec.containers[1].ports[0].nme", "status.conditions[0].zz"}));
@@ -37,7 +39,7 @@ TEST(UnknownFieldsTest, AcceptsAKnownPodAndRootTypeFields) {
       "livenessProbe":{"httpGet":{"port":"http"},"periodSeconds":3},
       "resources":{"limits":{"cpu":"1"}}}],
       "volumes":[{"name":"v","configMap":{"name":"c"}}]})");
-  EXPECT_TRUE(UnknownFields(pod, PodType()).empty());
+  EXPECT_TRUE(UnknownFields(pod, PodType(), Schema::Builtin()).empty());
 }
 
 TEST(UnknownFieldsTest, IgnoresSubtreesThatKeepUnknownFields) {
@@ -45,7 +47,7 @@ TEST(UnknownFieldsTest, IgnoresSubtreesThatKeepUnknownFields) {
       "volumes":[{"name":"v","iscsi":{"anything":{"goes":1}}}]})");
   pod["metadata"]["managedFields"] =
       json::parse(R"([{"manager":"m","fieldsV1":{"f:spec":{"f:x":{}}}}])");
-  EXPECT_TRUE(UnknownFields(pod, PodType()).empty());
+  EXPECT_TRUE(UnknownFields(pod, PodType(), Schema::Builtin()).empty());
 
   Schema s;
   ASSERT_EQ(s.LoadJson(R"({"types":[
@@ -61,30 +63,33 @@ TEST(UnknownFieldsTest, IgnoresSubtreesThatKeepUnknownFields) {
 
 TEST(TypeCheckTest, WordsErrorsAsGoDoes) {
   EXPECT_EQ(FirstTypeError(Pod(R"({"containers":[{"name":"a","ports":"80"}]})"),
-                           PodType()),
+                           PodType(), Schema::Builtin()),
             "json: cannot unmarshal string into Go struct field "
             "Container.spec.containers.ports of type []v1.ContainerPort");
-  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":"x"})"), PodType()),
+  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":"x"})"), PodType(),
+                           Schema::Builtin()),
             "json: cannot unmarshal string into Go struct field "
             "PodSpec.spec.containers of type []v1.Container");
-  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":["x"]})"), PodType()),
+  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":["x"]})"), PodType(),
+                           Schema::Builtin()),
             "json: cannot unmarshal string into Go struct field "
             "PodSpec.spec.containers of type v1.Container");
   EXPECT_EQ(
       FirstTypeError(
           Pod(R"({"containers":[{"name":"a","ports":[{"containerPort":1.5}]}]})"),
-          PodType()),
+          PodType(), Schema::Builtin()),
       "json: cannot unmarshal number 1.5 into Go struct field "
       "ContainerPort.spec.containers.ports.containerPort of type int32");
-  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":[{"name":7}]})"), PodType()),
+  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":[{"name":7}]})"), PodType(),
+                           Schema::Builtin()),
             "json: cannot unmarshal number into Go struct field "
             "Container.spec.containers.name of type string");
   json labels = Pod(R"({"containers":[]})");
   labels["metadata"]["labels"] = {{"a", 1}};
-  EXPECT_EQ(FirstTypeError(labels, PodType()),
+  EXPECT_EQ(FirstTypeError(labels, PodType(), Schema::Builtin()),
             "json: cannot unmarshal number into Go struct field "
             "ObjectMeta.metadata.labels of type string");
-  EXPECT_EQ(FirstTypeError(Pod(R"("x")"), PodType()),
+  EXPECT_EQ(FirstTypeError(Pod(R"("x")"), PodType(), Schema::Builtin()),
             "json: cannot unmarshal string into Go struct field Pod.spec of "
             "type v1.PodSpec");
 }
@@ -93,50 +98,55 @@ TEST(TypeCheckTest, ScalarTypesWithTheirOwnDecoding) {
   EXPECT_EQ(
       FirstTypeError(
           Pod(R"({"containers":[{"name":"a","resources":{"limits":{"cpu":true}}}]})"),
-          PodType()),
+          PodType(), Schema::Builtin()),
       "quantities must match the regular expression "
       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   EXPECT_EQ(
       FirstTypeError(
           Pod(R"({"containers":[{"name":"a","resources":{"limits":{"cpu":2}}}]})"),
-          PodType()),
+          PodType(), Schema::Builtin()),
       std::nullopt);
   EXPECT_EQ(
       FirstTypeError(
           Pod(R"({"containers":[{"name":"a","livenessProbe":{"tcpSocket":{"port":{}}}}]})"),
-          PodType()),
+          PodType(), Schema::Builtin()),
       "json: cannot unmarshal object into Go struct field "
       "TCPSocketAction.spec.containers.livenessProbe.tcpSocket.port of type "
       "int32");
   json t = Pod(R"({"containers":[]})");
   t["metadata"]["creationTimestamp"] = 5;
-  EXPECT_EQ(FirstTypeError(t, PodType()),
+  EXPECT_EQ(FirstTypeError(t, PodType(), Schema::Builtin()),
             "json: cannot unmarshal number into Go struct field "
             "ObjectMeta.metadata.creationTimestamp of type string");
-  EXPECT_EQ(
-      FirstTypeError(Pod(R"({"containers":null,"priority":null})"), PodType()),
-      std::nullopt);
+  EXPECT_EQ(FirstTypeError(Pod(R"({"containers":null,"priority":null})"),
+                           PodType(), Schema::Builtin()),
+            std::nullopt);
 }
 
 TEST(CheckBodyTest, StatusesForTheServer) {
   json pod = Pod(R"({"containers":[{"name":"a"}],"foo":1,"bar":2})");
   std::vector<std::string> warnings;
-  Status strict = CheckBody(pod, PodType(), "Pod", "v1", "Strict", &warnings);
+  Status strict = CheckBody(pod, PodType(), "Pod", "v1", "Strict", &warnings,
+                            Schema::Builtin());
   EXPECT_EQ(strict.code(), StatusCode::kBadRequest);
   EXPECT_EQ(strict.message(),
             "Pod in version \"v1\" cannot be handled as a Pod: strict decoding "
             "error: unknown field \"spec.bar\", unknown field \"spec.foo\"");
   EXPECT_TRUE(warnings.empty());
 
-  EXPECT_TRUE(CheckBody(pod, PodType(), "Pod", "v1", "Warn", &warnings).ok());
+  EXPECT_TRUE(CheckBody(pod, PodType(), "Pod", "v1", "Warn", &warnings,
+                        Schema::Builtin())
+                  .ok());
   EXPECT_EQ(warnings, (std::vector<std::string>{"unknown field \"spec.bar\"",
                                                 "unknown field \"spec.foo\""}));
   warnings.clear();
-  EXPECT_TRUE(CheckBody(pod, PodType(), "Pod", "v1", "Ignore", &warnings).ok());
+  EXPECT_TRUE(CheckBody(pod, PodType(), "Pod", "v1", "Ignore", &warnings,
+                        Schema::Builtin())
+                  .ok());
   EXPECT_TRUE(warnings.empty());
 
   Status bad = CheckBody(Pod(R"({"containers":"x","foo":1})"), PodType(), "Pod",
-                         "v1", "Strict", &warnings);
+                         "v1", "Strict", &warnings, Schema::Builtin());
   EXPECT_EQ(bad.code(), StatusCode::kBadRequest);
   EXPECT_EQ(bad.message(),
             "Pod in version \"v1\" cannot be handled as a Pod: json: cannot "
@@ -152,12 +162,13 @@ TEST(CheckBodyTest, DuplicateFieldsAfterUnknownOnes) {
             {"kind", "Deployment"},
             {"metadata", {{"name", "my-dep"}}},
             {"spec", {{"unknownField", "foo"}, {"replicas", 3}}}};
-  const Type& deployment = *Schema::Get().Find("io.k8s.api.apps.v1.Deployment");
+  const Type& deployment =
+      *Schema::Builtin().Find("io.k8s.api.apps.v1.Deployment");
   BodyFindings findings;
   findings.duplicate_fields = {"spec.replicas"};
   std::vector<std::string> warnings;
   Status strict = CheckBody(d, deployment, "Deployment", "v1", "Strict",
-                            &warnings, Schema::Get(), &findings);
+                            &warnings, Schema::Builtin(), &findings);
   EXPECT_EQ(strict.code(), StatusCode::kBadRequest);
   EXPECT_EQ(strict.message(),
             "Deployment in version \"v1\" cannot be handled as a Deployment: "
@@ -165,26 +176,27 @@ TEST(CheckBodyTest, DuplicateFieldsAfterUnknownOnes) {
             "duplicate field \"spec.replicas\"");
 
   EXPECT_TRUE(CheckBody(d, deployment, "Deployment", "v1", "Warn", &warnings,
-                        Schema::Get(), &findings)
+                        Schema::Builtin(), &findings)
                   .ok());
   EXPECT_EQ(warnings,
             (std::vector<std::string>{"unknown field \"spec.unknownField\"",
                                       "duplicate field \"spec.replicas\""}));
   warnings.clear();
   EXPECT_TRUE(CheckBody(d, deployment, "Deployment", "v1", "Ignore", &warnings,
-                        Schema::Get(), &findings)
+                        Schema::Builtin(), &findings)
                   .ok());
   EXPECT_TRUE(warnings.empty());
 
   // Only a duplicate: Strict still fails, and no findings means no error.
   d["spec"].erase("unknownField");
   EXPECT_EQ(CheckBody(d, deployment, "Deployment", "v1", "Strict", &warnings,
-                      Schema::Get(), &findings)
+                      Schema::Builtin(), &findings)
                 .message(),
             "Deployment in version \"v1\" cannot be handled as a Deployment: "
             "strict decoding error: duplicate field \"spec.replicas\"");
-  EXPECT_TRUE(
-      CheckBody(d, deployment, "Deployment", "v1", "Strict", &warnings).ok());
+  EXPECT_TRUE(CheckBody(d, deployment, "Deployment", "v1", "Strict", &warnings,
+                        Schema::Builtin())
+                  .ok());
 }
 
 TEST(StrictDecodingErrorsTest, OrderAndKeysInsideUnknownFields) {

@@ -209,7 +209,7 @@ struct TypePlan {
 };
 
 // Encoding plans for every struct type of one schema.
-class Plans {
+class Plans final : public Schema::Derived {
  public:
   explicit Plans(const Schema& schema) {
     for (const auto& [name, type] : schema.types()) {
@@ -259,9 +259,10 @@ class Plans {
   std::unordered_map<const Type*, std::unique_ptr<TypePlan>> plans_;
 };
 
-const Plans& DefaultPlans() {
-  static const Plans* plans = new Plans(Schema::Get());
-  return *plans;
+// The plans of `schema`, built on its first encode and kept with it.
+const Plans& PlansOf(const Schema& schema) {
+  return static_cast<const Plans&>(schema.EncodePlans(
+      [](const Schema& s) { return std::make_unique<Plans>(s); }));
 }
 
 // ---------------------------------------------------------------- typed
@@ -456,15 +457,7 @@ std::string EncodeJson(const nlohmann::json& value) {
 
 void AppendObjectJson(const nlohmann::json& value, const Type& type,
                       std::string* out, const Schema& schema) {
-  const TypePlan* plan = nullptr;
-  std::unique_ptr<Plans> own;
-  if (&schema == &Schema::Get()) {
-    plan = DefaultPlans().Find(type);
-  } else {
-    own = std::make_unique<Plans>(schema);
-    plan = own->Find(type);
-  }
-  if (plan) {
+  if (const TypePlan* plan = PlansOf(schema).Find(type)) {
     AppendTyped(value, *plan, out);
   } else {
     AppendSorted(value, out);

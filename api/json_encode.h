@@ -18,8 +18,8 @@
 //  - compact, no spaces, no trailing newline.
 //
 // Encoding is on the hot path of every GET, LIST and watch event: it appends
-// into one string and builds the per-Type field order once (for
-// Schema::Get(); a plan for any other schema is built per call).
+// into one string and builds the per-Type field order once per schema
+// (kept with the schema: Schema::EncodePlans).
 //
 // Thread safety: pure functions over immutable inputs; safe from any thread.
 #ifndef KMOCK_API_JSON_ENCODE_H_
@@ -37,11 +37,11 @@ namespace kmock::api {
 // io.k8s.api.core.v1.Pod, a PodList as ...PodList). A value that does not
 // fit the type (a string where an object belongs) is written as it is.
 void AppendObjectJson(const nlohmann::json& value, const Type& type,
-                      std::string* out, const Schema& schema = Schema::Get());
+                      std::string* out, const Schema& schema);
 
 // The same, into a new string.
 std::string EncodeObjectJson(const nlohmann::json& value, const Type& type,
-                             const Schema& schema = Schema::Get());
+                             const Schema& schema);
 
 // Appends `value` with every object's keys sorted, with the same escaping
 // and number format: for untyped bodies and kinds without a schema.

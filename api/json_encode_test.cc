@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 
 const Type& TypeNamed(const char* name) {
-  const Type* t = Schema::Get().Find(name);
+  const Type* t = Schema::Builtin().Find(name);
   EXPECT_NE(t, nullptr) << name;
   return *t;
 }
@@ -154,13 +154,15 @@ TEST(EncodeObjectJsonTest, PodAsKubeApiserverWritesIt) {
   // Parsing sorts the keys; encoding must restore the Go order.
   json pod = json::parse(kPodBytes);
   ASSERT_NE(pod.dump(), kPodBytes);
-  EXPECT_EQ(EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod")),
+  EXPECT_EQ(EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod"),
+                             Schema::Builtin()),
             kPodBytes);
 }
 
 TEST(EncodeObjectJsonTest, DeploymentAsKubeApiserverWritesIt) {
   json d = json::parse(kDeploymentBytes);
-  EXPECT_EQ(EncodeObjectJson(d, TypeNamed("io.k8s.api.apps.v1.Deployment")),
+  EXPECT_EQ(EncodeObjectJson(d, TypeNamed("io.k8s.api.apps.v1.Deployment"),
+                             Schema::Builtin()),
             kDeploymentBytes);
 }
 
@@ -171,7 +173,8 @@ TEST(EncodeObjectJsonTest, ListsStatusesAndAppending) {
       kPodBytes + "," + kPodBytes + "]}";
   json list = json::parse(expected);
   std::string out = "x";
-  AppendObjectJson(list, TypeNamed("io.k8s.api.core.v1.PodList"), &out);
+  AppendObjectJson(list, TypeNamed("io.k8s.api.core.v1.PodList"), &out,
+                   Schema::Builtin());
   EXPECT_EQ(out, "x" + expected);
 
   constexpr char kStatus[] =
@@ -179,10 +182,11 @@ TEST(EncodeObjectJsonTest, ListsStatusesAndAppending) {
       R"("message":"pods \"x\" not found","reason":"NotFound",)"
       R"("details":{"name":"x","kind":"pods","causes":[{"reason":"FieldValueInvalid",)"
       R"("message":"m","field":"f"}]},"code":404})";
-  EXPECT_EQ(EncodeObjectJson(
-                json::parse(kStatus),
-                TypeNamed("io.k8s.apimachinery.pkg.apis.meta.v1.Status")),
-            kStatus);
+  EXPECT_EQ(
+      EncodeObjectJson(json::parse(kStatus),
+                       TypeNamed("io.k8s.apimachinery.pkg.apis.meta.v1.Status"),
+                       Schema::Builtin()),
+      kStatus);
 }
 
 TEST(EncodeObjectJsonTest, UnknownFieldsFollowKnownOnesSorted) {
@@ -190,7 +194,8 @@ TEST(EncodeObjectJsonTest, UnknownFieldsFollowKnownOnesSorted) {
       json::parse(R"({"zeta":1,"spec":{"containers":[{"zz":[{"b":1,"a":2}],
       "image":"i","aa":true,"name":"c"}]},"alpha":{"y":1,"x":2},"kind":"Pod"})");
   EXPECT_EQ(
-      EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod")),
+      EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod"),
+                       Schema::Builtin()),
       R"({"kind":"Pod","spec":{"containers":[{"name":"c","image":"i",)"
       R"("aa":true,"zz":[{"a":2,"b":1}]}]},"alpha":{"x":2,"y":1},"zeta":1})");
 }
@@ -199,11 +204,13 @@ TEST(EncodeObjectJsonTest, ValuesOfTheWrongShapeAreWrittenAsTheyAre) {
   json pod = json::parse(
       R"({"spec":"oops","metadata":{"labels":["b","a"],"name":7},"status":null})");
   EXPECT_EQ(
-      EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod")),
+      EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod"),
+                       Schema::Builtin()),
       R"({"metadata":{"name":7,"labels":["b","a"]},"spec":"oops","status":null})");
-  EXPECT_EQ(EncodeObjectJson(json::array({1, "<"}),
-                             TypeNamed("io.k8s.api.core.v1.Pod")),
-            R"([1,"\u003c"])");
+  EXPECT_EQ(
+      EncodeObjectJson(json::array({1, "<"}),
+                       TypeNamed("io.k8s.api.core.v1.Pod"), Schema::Builtin()),
+      R"([1,"\u003c"])");
 }
 
 TEST(EncodeObjectJsonTest, OtherSchemasUseTheirOwnOrder) {
@@ -234,7 +241,8 @@ TEST(EncodeObjectJsonTest, ManyKeysTakeTheLargeObjectPath) {
   meta["uid"] = "u";
   meta["name"] = "n";
   json pod = {{"metadata", meta}};
-  std::string out = EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod"));
+  std::string out = EncodeObjectJson(pod, TypeNamed("io.k8s.api.core.v1.Pod"),
+                                     Schema::Builtin());
   EXPECT_EQ(out.substr(0, 37), R"({"metadata":{"name":"n","uid":"u","x1)");
   EXPECT_EQ(json::parse(out), pod);
 }
@@ -242,7 +250,7 @@ TEST(EncodeObjectJsonTest, ManyKeysTakeTheLargeObjectPath) {
 TEST(SchemaOrderTest, TypeMetaComesFirstInEveryKind) {
   // Go writes the inline TypeMeta (kind, then apiVersion) before any other
   // field of a kind and of its List.
-  for (const auto& [name, type] : Schema::Get().types()) {
+  for (const auto& [name, type] : Schema::Builtin().types()) {
     if (type.FindField("kind") == nullptr ||
         type.FindField("apiVersion") == nullptr ||
         type.FindField("metadata") == nullptr) {

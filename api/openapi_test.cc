@@ -53,7 +53,7 @@ class OpenApiTest : public ::testing::Test {
   }
 
   json CoreDoc() {
-    return OpenApiV3Document(catalog_, Schema::Get(), "", "v1", "1.30.0");
+    return OpenApiV3Document(catalog_, Schema::Builtin(), "", "v1", "1.30.0");
   }
 
   ResourceInfo pods_, nodes_, leases_;
@@ -72,8 +72,9 @@ TEST_F(OpenApiTest, DocumentHeader) {
   EXPECT_EQ(doc["openapi"], "3.0.0");
   EXPECT_EQ(doc["info"]["title"], "Kubernetes");
   EXPECT_EQ(doc["info"]["version"], "v1.30.0");
-  EXPECT_TRUE(OpenApiV3Document(catalog_, Schema::Get(), "apps", "v1", "1.30.0")
-                  .is_null());
+  EXPECT_TRUE(
+      OpenApiV3Document(catalog_, Schema::Builtin(), "apps", "v1", "1.30.0")
+          .is_null());
 }
 
 TEST_F(OpenApiTest, PodSchemaCarriesGvkAndPatchMetadata) {
@@ -195,7 +196,7 @@ TEST_F(OpenApiTest, PathsFollowScopeAndVerbs) {
   EXPECT_TRUE(paths.contains("/api/v1/nodes/{name}"));
   EXPECT_TRUE(paths.contains("/api/v1/nodes/{name}/status"));
   EXPECT_FALSE(paths.contains("/api/v1/namespaces/{namespace}/nodes"));
-  json leases = OpenApiV3Document(catalog_, Schema::Get(),
+  json leases = OpenApiV3Document(catalog_, Schema::Builtin(),
                                   "coordination.k8s.io", "v1", "1.30.0");
   EXPECT_TRUE(leases["paths"].contains(
       "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"));
@@ -204,7 +205,7 @@ TEST_F(OpenApiTest, PathsFollowScopeAndVerbs) {
 }
 
 TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithAStableHash) {
-  json index = OpenApiV3Index(catalog_, Schema::Get(), "1.30.0");
+  json index = OpenApiV3Index(catalog_, Schema::Builtin(), "1.30.0");
   ASSERT_EQ(index["paths"].size(), 2u);
   std::string url = index["paths"]["api/v1"]["serverRelativeURL"];
   EXPECT_TRUE(std::regex_match(
@@ -214,8 +215,8 @@ TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithAStableHash) {
                 .get<std::string>()
                 .rfind("/openapi/v3/apis/coordination.k8s.io/v1?hash=", 0),
             0u);
-  EXPECT_EQ(OpenApiV3Index(catalog_, Schema::Get(), "1.30.0"), index);
-  EXPECT_NE(OpenApiV3Index(catalog_, Schema::Get(), "1.31.0"), index);
+  EXPECT_EQ(OpenApiV3Index(catalog_, Schema::Builtin(), "1.30.0"), index);
+  EXPECT_NE(OpenApiV3Index(catalog_, Schema::Builtin(), "1.31.0"), index);
 }
 
 // The real catalog and the schema must agree: every kind it serves has a
@@ -223,23 +224,23 @@ TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithAStableHash) {
 TEST(OpenApiCatalogTest, RealCatalogKindsHaveSchemas) {
   const Catalog& catalog = testing::BuiltinCatalog();
   for (const ResourceInfo* r : catalog.resources()) {
-    EXPECT_NE(Schema::Get().Find(r->schema_type), nullptr)
+    EXPECT_NE(Schema::Builtin().Find(r->schema_type), nullptr)
         << r->plural << ": " << r->schema_type;
   }
-  json index = OpenApiV3Index(catalog, Schema::Get(), "1.30.0");
+  json index = OpenApiV3Index(catalog, Schema::Builtin(), "1.30.0");
   for (const ResourceInfo* r : catalog.resources()) {
     std::string path = r->group.empty() ? "api/" + r->version
                                         : "apis/" + r->group + "/" + r->version;
     EXPECT_TRUE(index["paths"].contains(path)) << path;
-    json doc = OpenApiV3Document(catalog, Schema::Get(), r->group, r->version,
-                                 "1.30.0");
+    json doc = OpenApiV3Document(catalog, Schema::Builtin(), r->group,
+                                 r->version, "1.30.0");
     EXPECT_TRUE(doc["components"]["schemas"].contains(r->schema_type))
         << r->plural;
   }
 }
 
 TEST_F(OpenApiTest, V2ProtobufIsAGnosticDocument) {
-  std::string bytes = OpenApiV2Protobuf(catalog_, Schema::Get(), "1.30.0");
+  std::string bytes = OpenApiV2Protobuf(catalog_, Schema::Builtin(), "1.30.0");
   static const char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned char c : bytes) {

@@ -79,8 +79,8 @@ Pb Meta(std::string_view name) {
 }
 
 const Type* Core(std::string_view kind) {
-  return Schema::Get().Find(std::string("io.k8s.api.core.v1.") +
-                            std::string(kind));
+  return Schema::Builtin().Find(std::string("io.k8s.api.core.v1.") +
+                                std::string(kind));
 }
 
 TEST(ProtobufDecodeTest, NamespaceAsKubectlCreateNamespaceSendsIt) {
@@ -89,7 +89,7 @@ TEST(ProtobufDecodeTest, NamespaceAsKubectlCreateNamespaceSendsIt) {
   std::string body = Body("v1", "Namespace", ns);
   for (const Type* root :
        {Core("Namespace"), static_cast<const Type*>(nullptr)}) {
-    auto out = DecodeProtobufObject(body, Schema::Get(), root);
+    auto out = DecodeProtobufObject(body, Schema::Builtin(), root);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ(*out, json::parse(R"({"apiVersion":"v1","kind":"Namespace",
         "metadata":{"name":"lab"},"spec":{},"status":{}})"));
@@ -112,7 +112,7 @@ TEST(ProtobufDecodeTest, BodiesCapturedFromKubectl) {
   auto ns = DecodeProtobufObject(
       FromHex("6b3873000a0f0a02763112094e616d657370616365121b0a130a036c61621200"
               "1a0022002a0032003800420012001a020a001a002200"),
-      Schema::Get(), Core("Namespace"));
+      Schema::Builtin(), Core("Namespace"));
   ASSERT_TRUE(ns.ok()) << ns.status().message();
   EXPECT_EQ(*ns, json::parse(R"({"apiVersion":"v1","kind":"Namespace",
       "metadata":{"name":"lab"},"spec":{},"status":{}})"));
@@ -123,7 +123,7 @@ TEST(ProtobufDecodeTest, BodiesCapturedFromKubectl) {
               "303830120354435018502207080010903f1a002800120a0a0361707012037765"
               "621a002209436c757374657249503a00420052005a00600068001a020a001a00"
               "2200"),
-      Schema::Get(), Core("Service"));
+      Schema::Builtin(), Core("Service"));
   ASSERT_TRUE(svc.ok()) << svc.status().message();
   EXPECT_EQ(*svc, json::parse(R"({"apiVersion":"v1","kind":"Service",
       "metadata":{"name":"web","labels":{"app":"web"}},
@@ -132,7 +132,8 @@ TEST(ProtobufDecodeTest, BodiesCapturedFromKubectl) {
               "selector":{"app":"web"},"type":"ClusterIP"},
       "status":{"loadBalancer":{}}})"));
 
-  const Type* deployment = Schema::Get().Find("io.k8s.api.apps.v1.Deployment");
+  const Type* deployment =
+      Schema::Builtin().Find("io.k8s.api.apps.v1.Deployment");
   if (deployment == nullptr) GTEST_SKIP() << "no Deployment in the schema";
   auto dep = DecodeProtobufObject(
       FromHex("6b3873000a150a07617070732f7631120a4465706c6f796d656e7412ab010a1f"
@@ -142,7 +143,7 @@ TEST(ProtobufDecodeTest, BodiesCapturedFromKubectl) {
               "696e782a0042006a007200800100880100900100a201001a00320042004a0052"
               "005800600068008201008a01009a0100c2010022020a00280038001a0c080010"
               "0018002000280038001a002200"),
-      Schema::Get(), deployment);
+      Schema::Builtin(), deployment);
   ASSERT_TRUE(dep.ok()) << dep.status().message();
   EXPECT_EQ(*dep, json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
       "metadata":{"name":"web","labels":{"app":"web"}},
@@ -187,8 +188,8 @@ TEST(ProtobufDecodeTest, PodWithContainersPortsResourcesAndLabels) {
   Pb pod;
   pod.Msg(1, meta).Msg(2, spec).Msg(3, Pb().Str(1, "").Str(7, ""));
 
-  auto out =
-      DecodeProtobufObject(Body("v1", "Pod", pod), Schema::Get(), Core("Pod"));
+  auto out = DecodeProtobufObject(Body("v1", "Pod", pod), Schema::Builtin(),
+                                  Core("Pod"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({
     "apiVersion": "v1", "kind": "Pod",
@@ -230,7 +231,7 @@ TEST(ProtobufDecodeTest, ServiceWithIntOrStringTargetPorts) {
       .Msg(14, Pb().Msg(1, Pb().Varint(1, 0)));
   Pb svc;
   svc.Msg(1, Meta("web")).Msg(2, spec).Msg(3, Pb().Msg(1, Pb()));
-  auto out = DecodeProtobufObject(Body("v1", "Service", svc), Schema::Get(),
+  auto out = DecodeProtobufObject(Body("v1", "Service", svc), Schema::Builtin(),
                                   Core("Service"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({
@@ -253,7 +254,7 @@ TEST(ProtobufDecodeTest, ConfigMapDataWhenTheSchemaHasIt) {
   Pb obj;
   obj.Msg(1, Meta("settings")).Entry(data->proto, "mode", "fast");
   auto out =
-      DecodeProtobufObject(Body("v1", "ConfigMap", obj), Schema::Get(), cm);
+      DecodeProtobufObject(Body("v1", "ConfigMap", obj), Schema::Builtin(), cm);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)["data"], json({{"mode", "fast"}}));
   EXPECT_EQ((*out)["metadata"], json({{"name", "settings"}}));
@@ -272,8 +273,8 @@ TEST(ProtobufDecodeTest, TimesFieldsV1AndUnknownFields) {
       .Msg(2, Pb().Str(1, "Pod").Str(3, "p\xff"))  // invalid UTF-8
       .Msg(10, Pb().Varint(1, 1700000000).Varint(2, 123456789))
       .Varint(8, 3);
-  auto out =
-      DecodeProtobufObject(Body("v1", "Event", event), Schema::Get(), nullptr);
+  auto out = DecodeProtobufObject(Body("v1", "Event", event), Schema::Builtin(),
+                                  nullptr);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({
     "apiVersion": "v1", "kind": "Event",
@@ -290,7 +291,7 @@ TEST(ProtobufDecodeTest, DeleteOptionsFromAnyGroupVersion) {
   Pb opts;
   opts.Varint(1, 0).Str(4, "Foreground").Str(5, "All");
   auto out = DecodeProtobufObject(Body("apps/v1", "DeleteOptions", opts),
-                                  Schema::Get(), nullptr);
+                                  Schema::Builtin(), nullptr);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({"apiVersion": "apps/v1",
       "kind": "DeleteOptions", "gracePeriodSeconds": 0,
@@ -301,12 +302,12 @@ TEST(ProtobufDecodeTest, MissingKindAndVersionDefaultToTheUrl) {
   Pb unknown;
   unknown.Msg(1, Pb()).Msg(2, Pb().Msg(1, Meta("lab")));
   std::string body = std::string(kProtobufMagic) + unknown.bytes();
-  auto out = DecodeProtobufObject(body, Schema::Get(), Core("Namespace"));
+  auto out = DecodeProtobufObject(body, Schema::Builtin(), Core("Namespace"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({"apiVersion":"v1","kind":"Namespace",
       "metadata":{"name":"lab"}})"));
 
-  auto untyped = DecodeProtobufObject(body, Schema::Get(), nullptr);
+  auto untyped = DecodeProtobufObject(body, Schema::Builtin(), nullptr);
   ASSERT_FALSE(untyped.ok());
   EXPECT_EQ(untyped.status().message(),
             "the object provided is unrecognized: Object 'Kind' is missing "
@@ -345,7 +346,7 @@ TEST(ProtobufDecodeTest, EnvelopeErrorsInApiserverWords) {
        "proto: Unknown: illegal tag 0 (wire type 2) (6b3873000200)"},
   };
   for (const Case& c : cases) {
-    auto out = DecodeProtobufObject(c.body, Schema::Get(), ns);
+    auto out = DecodeProtobufObject(c.body, Schema::Builtin(), ns);
     ASSERT_FALSE(out.ok()) << c.body;
     EXPECT_EQ(out.status().code(), StatusCode::kBadRequest);
     EXPECT_EQ(out.status().message(), c.message);
@@ -355,7 +356,7 @@ TEST(ProtobufDecodeTest, EnvelopeErrorsInApiserverWords) {
 TEST(ProtobufDecodeTest, WrongOrUnknownKind) {
   Pb pod;
   pod.Msg(1, Meta("p"));
-  auto wrong = DecodeProtobufObject(Body("v1", "Pod", pod), Schema::Get(),
+  auto wrong = DecodeProtobufObject(Body("v1", "Pod", pod), Schema::Builtin(),
                                     Core("Namespace"));
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().code(), StatusCode::kBadRequest);
@@ -363,8 +364,8 @@ TEST(ProtobufDecodeTest, WrongOrUnknownKind) {
             "Pod in version \"v1\" cannot be handled as a Namespace: "
             "converting (v1.Pod) to (core.Namespace): unknown conversion");
 
-  auto unknown = DecodeProtobufObject(Body("v1", "Gadget", pod), Schema::Get(),
-                                      Core("Namespace"));
+  auto unknown = DecodeProtobufObject(Body("v1", "Gadget", pod),
+                                      Schema::Builtin(), Core("Namespace"));
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
             "Gadget in version \"v1\" cannot be handled as a Namespace: no "
@@ -380,7 +381,7 @@ TEST(ProtobufDecodeTest, MalformedObjectMessages) {
   Pb unknown;
   unknown.Msg(1, Pb().Str(1, "v1").Str(2, "Namespace")).Str(2, raw);
   auto out = DecodeProtobufObject(std::string(kProtobufMagic) + unknown.bytes(),
-                                  Schema::Get(), nullptr);
+                                  Schema::Builtin(), nullptr);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().message(),
             "Namespace in version \"v1\" cannot be handled as a Namespace: "
@@ -399,8 +400,8 @@ TEST(ProtobufDecodeTest, MalformedObjectMessages) {
        "proto: ObjectMeta: illegal tag 0 (wire type 5)"},
   };
   for (Case& c : cases) {
-    auto r = DecodeProtobufObject(Body("v1", "Namespace", c.raw), Schema::Get(),
-                                  Core("Namespace"));
+    auto r = DecodeProtobufObject(Body("v1", "Namespace", c.raw),
+                                  Schema::Builtin(), Core("Namespace"));
     ASSERT_FALSE(r.ok()) << c.reason;
     EXPECT_EQ(r.status().message(),
               "Namespace in version \"v1\" cannot be handled as a Namespace: " +
@@ -416,7 +417,7 @@ TEST(ProtobufDecodeTest, MalformedObjectMessages) {
   overflow_env.Msg(1, Pb().Str(2, "Namespace")).Str(2, bad);
   auto o =
       DecodeProtobufObject(std::string(kProtobufMagic) + overflow_env.bytes(),
-                           Schema::Get(), Core("Namespace"));
+                           Schema::Builtin(), Core("Namespace"));
   ASSERT_FALSE(o.ok());
   EXPECT_EQ(o.status().message(),
             "Namespace in version \"v1\" cannot be handled as a Namespace: "
@@ -425,7 +426,7 @@ TEST(ProtobufDecodeTest, MalformedObjectMessages) {
   Pb env;
   env.Msg(1, Pb().Str(1, "v1").Str(2, "Namespace")).Str(2, group_raw);
   auto grp = DecodeProtobufObject(std::string(kProtobufMagic) + env.bytes(),
-                                  Schema::Get(), Core("Namespace"));
+                                  Schema::Builtin(), Core("Namespace"));
   ASSERT_FALSE(grp.ok());
   EXPECT_NE(grp.status().message().find("proto: illegal wireType 3"),
             std::string::npos);
@@ -501,7 +502,7 @@ TEST(ProtobufDecodeTest, TruncationsAndRandomBytesNeverCrash) {
   int failures = 0;
   for (size_t n = 0; n < body.size(); ++n) {
     auto out =
-        DecodeProtobufObject(body.substr(0, n), Schema::Get(), Core("Pod"));
+        DecodeProtobufObject(body.substr(0, n), Schema::Builtin(), Core("Pod"));
     if (!out.ok()) {
       ++failures;
       EXPECT_EQ(out.status().code(), StatusCode::kBadRequest);
@@ -517,7 +518,7 @@ TEST(ProtobufDecodeTest, TruncationsAndRandomBytesNeverCrash) {
       size_t at = kProtobufMagic.size() + gen() % (body.size() - 4);
       mutated[at] = static_cast<char>(gen());
     }
-    auto out = DecodeProtobufObject(mutated, Schema::Get(), nullptr);
+    auto out = DecodeProtobufObject(mutated, Schema::Builtin(), nullptr);
     if (out.ok()) {
       EXPECT_TRUE(out->is_object());
       EXPECT_NO_THROW(static_cast<void>(out->dump()));

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "api/field_errors.h"
+#include "api/schema.h"
 #include "common/clock.h"
 #include "common/rng.h"
 #include "common/status.h"
@@ -78,10 +79,6 @@ struct ScaleSubresource {
   // A metav1.LabelSelector object whose string form ("app=web") becomes
   // Scale.status.selector.
   std::string selector_path = "spec.selector";
-};
-
-struct StrategyContext {
-  const Clock* clock = nullptr;
 };
 
 // Per-kind behaviour the schema cannot say. Every method has a neutral
@@ -173,6 +170,11 @@ struct ResourceInfo {
   std::string key_prefix;
   // Root type in the schema, e.g. "io.k8s.api.core.v1.Pod".
   std::string schema_type;
+  // The schema holding the kind's types (the built-in one, or a custom
+  // kind's own) and the root type in it; set by the catalog loader, never
+  // null in a loaded catalog. The schema outlives the catalog.
+  const Schema* schema = nullptr;
+  const Type* type = nullptr;
   // Name rule: "subdomain" (DNS-1123 subdomain), "label" (DNS-1123 label),
   // "dns1035" (DNS-1035 label) or "path" (a valid path segment).
   std::string name_rule = "subdomain";
@@ -187,6 +189,9 @@ struct ResourceInfo {
   std::vector<PrinterColumn> columns;
   // One row's cells for obj, in column order. `now` computes ages.
   std::function<std::vector<json>(const json& obj, TimePoint now)> cells;
+  // The order of a list's Table rows where kube-apiserver's printer sorts
+  // them (FlowSchemas by matching precedence); null: the list's order.
+  std::function<bool(const json& a, const json& b)> table_row_less;
 
   // Fields usable in fieldSelector besides metadata.name/metadata.namespace.
   std::vector<SelectableField> selectable_fields;
@@ -199,6 +204,12 @@ struct ResourceInfo {
   // Strategies made for this resource alone (the generic ones), which the
   // pointers above may point into.
   std::vector<std::shared_ptr<const Strategy>> owned_strategies;
+
+  // The times kube-apiserver's strategy stamps on an update of the kind or
+  // any of its subresources (a signing request's condition times), after
+  // the strategy's preparation. Null: none.
+  std::function<void(json& obj, const json& old, TimePoint now)>
+      stamp_update_times;
 
   // Records who asks on create, where the kind keeps it (a signing
   // request's spec.username, uid and groups). Null: nothing to record.

@@ -56,7 +56,7 @@ TEST(CatalogTest, EventsShareStorage) {
 TEST(CatalogTest, EachVersionServesWhatItsRealServerServes) {
   auto served = [](int minor, const char* group, const char* version,
                    const char* plural) {
-    auto c = LoadBuiltinCatalog(Schema::Get(), minor);
+    auto c = LoadBuiltinCatalog(Schema::Builtin(), minor);
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     return c.ok() && (*c)->Find(group, version, plural) != nullptr;
   };
@@ -71,10 +71,44 @@ TEST(CatalogTest, EachVersionServesWhatItsRealServerServes) {
   EXPECT_TRUE(
       served(27, "authentication.k8s.io", "v1beta1", "selfsubjectreviews"));
   EXPECT_TRUE(served(27, "", "v1", "pods"));
+  // API Priority and Fairness: v1beta2 to 1.28, v1beta3 to 1.31, v1 from
+  // 1.29.
+  constexpr char kFlow[] = "flowcontrol.apiserver.k8s.io";
+  EXPECT_TRUE(served(28, kFlow, "v1beta2", "flowschemas"));
+  EXPECT_FALSE(served(29, kFlow, "v1beta2", "prioritylevelconfigurations"));
+  EXPECT_TRUE(served(27, kFlow, "v1beta3", "prioritylevelconfigurations"));
+  EXPECT_TRUE(served(31, kFlow, "v1beta3", "flowschemas"));
+  EXPECT_FALSE(served(32, kFlow, "v1beta3", "flowschemas"));
+  EXPECT_FALSE(served(28, kFlow, "v1", "flowschemas"));
+  EXPECT_TRUE(served(29, kFlow, "v1", "prioritylevelconfigurations"));
   // The default is the newest version.
   EXPECT_NE(
       testing::BuiltinCatalog().Find("networking.k8s.io", "v1", "servicecidrs"),
       nullptr);
+}
+
+TEST(CatalogTest, DeprecationWarningsFromTheReleaseThatMadeThem) {
+  auto warning = [](int minor, const char* group, const char* version,
+                    const char* plural) {
+    auto c = LoadBuiltinCatalog(Schema::Builtin(), minor);
+    if (!c.ok()) return std::string("not loaded");
+    const ResourceInfo* r = (*c)->Find(group, version, plural);
+    return r == nullptr ? std::string("not served") : r->warning;
+  };
+  EXPECT_EQ(warning(32, "", "v1", "endpoints"), "");
+  EXPECT_EQ(warning(33, "", "v1", "endpoints"),
+            "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 "
+            "EndpointSlice");
+  EXPECT_EQ(
+      warning(28, "flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas"),
+      "");
+  EXPECT_EQ(
+      warning(29, "flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas"),
+      "flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema is deprecated in "
+      "v1.29+, unavailable in v1.32+; use "
+      "flowcontrol.apiserver.k8s.io/v1 FlowSchema");
+  EXPECT_EQ(warning(27, "", "v1", "componentstatuses"),
+            "v1 ComponentStatus is deprecated in v1.19+");
 }
 
 TEST(CatalogTest, EveryResourceIsComplete) {

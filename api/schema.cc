@@ -85,18 +85,31 @@ const Field* Type::FindFieldByProto(int number) const {
   return nullptr;
 }
 
-const Schema& Schema::Get() {
-  static const Schema* schema = [] {
-    auto* s = new Schema();
-    std::string err = s->LoadJson(kEmbeddedSchemaJson);
-    if (!err.empty()) {
-      std::fprintf(stderr, "kubemock: the embedded API schema is broken: %s\n",
-                   err.c_str());
+Result<std::unique_ptr<Schema>> Schema::LoadBuiltin() {
+  auto schema = std::make_unique<Schema>();
+  std::string err = schema->LoadJson(kEmbeddedSchemaJson);
+  if (!err.empty()) {
+    return InternalError("the embedded API schema is broken: " + err);
+  }
+  return schema;
+}
+
+const Schema& Schema::Builtin() {
+  static const Schema* builtin = [] {
+    auto loaded = LoadBuiltin();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "kubemock: %s\n", loaded.status().message().c_str());
       std::abort();
     }
-    return s;
+    return std::move(loaded).value().release();
   }();
-  return *schema;
+  return *builtin;
+}
+
+const Schema::Derived& Schema::EncodePlans(
+    const std::function<std::unique_ptr<Derived>(const Schema&)>& make) const {
+  std::call_once(encode_plans_once_, [&] { encode_plans_ = make(*this); });
+  return *encode_plans_;
 }
 
 const Type* Schema::Find(std::string_view name) const {

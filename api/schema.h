@@ -2,21 +2,41 @@
 // types, protobuf numbers, patch strategies, list types and descriptions.
 //
 // The type definitions live as data in api/types/*.yaml; the build turns
-// them into an embedded JSON document that Schema::Get() loads once. From
-// this one source come OpenAPI v2/v3 (what `kubectl apply` checks and
-// `kubectl explain` prints), unknown-field detection, strategic merge patch
-// (merge keys and strategies) and protobuf decoding (field numbers).
+// them into an embedded JSON document that Schema::LoadBuiltin() parses
+// into an instance. Readers are given the schema of what they read: the
+// catalog gives every resource a pointer to the schema of its types
+// (ResourceInfo::schema), so a kind added while the server runs brings a
+// schema of its own, and the registry, body decoding, patching and the
+// field manager read it from there. From this one source come OpenAPI
+// v2/v3 (what `kubectl apply` checks and `kubectl explain` prints),
+// unknown-field detection, strategic merge patch (merge keys and
+// strategies) and protobuf decoding (field numbers).
 //
-// Thread safety: Schema::Get() is initialised once (thread-safe static) and
-// is immutable afterwards; every accessor is const and safe from any thread.
+// Schema::Builtin() is the compiled-in types parsed once, a constant like
+// the embedded text itself. Main loads the built-in catalog from it; the
+// paths that concern built-in kinds only read it directly: api/typed_json
+// encodes an object by its apiVersion and kind with it where no resource
+// is at hand (Status, Table, list and watch frames; custom objects are
+// written with sorted keys, as kube-apiserver writes unstructured
+// objects), protobuf bodies decode with it (custom resources refuse
+// protobuf), every scale subresource speaks its autoscaling/v1 Scale, and a
+// built-in kind's own code may read its types (a pod's volume sources).
+//
+// Thread safety: a Schema is filled by LoadJson before it is shared and is
+// immutable afterwards; every const accessor is safe from any thread.
 #ifndef KMOCK_API_SCHEMA_H_
 #define KMOCK_API_SCHEMA_H_
 
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/status.h"
 
 namespace kmock::api {
 
@@ -88,9 +108,16 @@ struct Type {
 
 class Schema {
  public:
-  // The compiled-in schema. Aborts at start-up if the embedded data is bad
-  // (a unit test checks it, so that never ships).
-  static const Schema& Get();
+  Schema() = default;
+  Schema(const Schema&) = delete;
+  Schema& operator=(const Schema&) = delete;
+
+  // The compiled-in schema, as a new instance. Fails only if the embedded
+  // data is bad (a unit test loads it, so that never ships).
+  static Result<std::unique_ptr<Schema>> LoadBuiltin();
+  // The compiled-in schema parsed once (see the top of this file for who
+  // may use it). Aborts if the embedded data is bad.
+  static const Schema& Builtin();
 
   // nullptr if unknown.
   const Type* Find(std::string_view name) const;
@@ -102,10 +129,22 @@ class Schema {
   // string on success, else what is wrong.
   std::string LoadJson(std::string_view json_text);
 
+  // A structure derived from the whole schema by a module that reads it on
+  // hot paths (json_encode.cc's encoding plans): made by `make` on the
+  // first call, kept with the schema and freed with it.
+  class Derived {
+   public:
+    virtual ~Derived() = default;
+  };
+  const Derived& EncodePlans(
+      const std::function<std::unique_ptr<Derived>(const Schema&)>& make) const;
+
  private:
   void MarkDefaults();
 
   std::map<std::string, Type, std::less<>> types_;
+  mutable std::once_flag encode_plans_once_;
+  mutable std::unique_ptr<Derived> encode_plans_;
 };
 
 }  // namespace kmock::api

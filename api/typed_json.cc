@@ -16,7 +16,7 @@ constexpr char kStatusType[] = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 const std::map<std::string, const Type*, std::less<>>& KindIndex() {
   static const auto* index = [] {
     auto* m = new std::map<std::string, const Type*, std::less<>>();
-    for (const auto& [name, type] : Schema::Get().types()) {
+    for (const auto& [name, type] : Schema::Builtin().types()) {
       if (type.gvk_kind.empty()) continue;
       (*m)[type.gvk_group + "/" + type.gvk_version + "/" + type.gvk_kind] =
           &type;
@@ -38,7 +38,7 @@ const Type* TypeOfObject(const json& object) {
   }
   const std::string& k = kind->get_ref<const std::string&>();
   const std::string& av = api_version->get_ref<const std::string&>();
-  if (k == "Status" && av == "v1") return Schema::Get().Find(kStatusType);
+  if (k == "Status" && av == "v1") return Schema::Builtin().Find(kStatusType);
   std::string id;
   if (av.find('/') == std::string::npos) id = "/";
   id.append(av).append("/").append(k);
@@ -49,7 +49,7 @@ const Type* TypeOfObject(const json& object) {
 
 void AppendTypedJson(const json& object, std::string* out) {
   if (const Type* type = TypeOfObject(object)) {
-    AppendObjectJson(object, *type, out);
+    AppendObjectJson(object, *type, out, Schema::Builtin());
   } else {
     AppendJson(object, out);
   }

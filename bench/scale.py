@@ -180,13 +180,19 @@ def footprint(ctx, table):
         try:
             time.sleep(settle)
             rss, hwm = srv.memory_mb()
+            # What an idle cluster costs: its timers, heartbeats and
+            # resyncs, a CI machine's cost of leaving a server up.
+            idle_cpu = srv.cpu_rate(2.0 if ctx.quick else 10.0)
         finally:
             srv.stop()
-        raw["idle " + label] = {"rss_mb": rss, "hwm_mb": hwm}
+        raw["idle " + label] = {"rss_mb": rss, "hwm_mb": hwm,
+                                "cpu_per_s": idle_cpu}
         table.add("footprint: idle, default cluster, %s: RSS" % label, rss,
                   "MB", target=IDLE_RSS_TARGET_MB)
         table.add("footprint: idle, default cluster, %s: peak RSS (VmHWM)" %
                   label, hwm, "MB")
+        table.add("footprint: idle, default cluster, %s: kubemock CPU at "
+                  "rest" % label, idle_cpu * 1000.0, "ms CPU per s")
     if not ctx.quick:
         pods, nodes = 10000, 100
         rss, hwm, fill = filled_memory(ctx, nodes, pods)

@@ -106,8 +106,12 @@ int Serve(const cmd::ServeOptions& o) {
   // 1.MINOR.PATCH, checked when the flags were read).
   const int minor = std::atoi(
       o.kubernetes_version.substr(o.kubernetes_version.find('.') + 1).c_str());
-  auto catalog_loading = std::async(std::launch::async, [minor] {
-    return api::LoadBuiltinCatalog(api::Schema::Get(), minor);
+  // The compiled-in types, which every served kind and the OpenAPI
+  // documents read (api/schema.h says why this one instance is shared).
+  const api::Schema* schema = nullptr;
+  auto catalog_loading = std::async(std::launch::async, [minor, &schema] {
+    schema = &api::Schema::Builtin();
+    return api::LoadBuiltinCatalog(*schema, minor);
   });
 
   if (!o.in_memory) {
@@ -182,11 +186,13 @@ int Serve(const cmd::ServeOptions& o) {
   cmo.version = "v" + o.kubernetes_version;
   cmo.root_ca_pem = pki->ca_cert_pem;
   cmo.ca_key_pem = pki->ca_key_pem;
+  cmo.wait_for_serving = true;
   controllers::ControllerManager manager(&registry, &clock, &rng,
                                          std::move(cluster), cmo);
 
   // API server.
   server::ServerOptions sv;
+  sv.schema = schema;
   sv.bind_address = o.bind;
   sv.port = o.port;
   sv.server_cert_pem = pki->server_cert_pem;
@@ -261,6 +267,7 @@ int Serve(const cmd::ServeOptions& o) {
   std::printf("kubemock ready: %s kubeconfig=%s context=%s\n", url.c_str(),
               kc_path.c_str(), entry.name.c_str());
   std::fflush(stdout);
+  manager.MarkServing();
   // What the bootstrap freed goes back to the system now (after the ready
   // line: nobody waits for it), and what later bursts free every 30 s.
   HeapTrimmer heap_trimmer(std::chrono::seconds(30));

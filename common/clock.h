@@ -1,8 +1,9 @@
 // Time comes in through a Clock so that tests and CI runs are deterministic.
 //
-// RealClock reads the system clock. FakeClock is set and advanced by tests;
-// Sleep-style waits on a FakeClock return as soon as the clock is advanced
-// past their deadline.
+// RealClock reads the system clock. FakeClock is set and advanced by tests
+// and gives no notice when it moves: code that waits for a moment on a
+// clock sleeps until it on a clock that follows real time and polls on
+// one that does not (FollowsRealTime).
 //
 // Thread safety: both implementations are safe to use from many threads.
 #ifndef KMOCK_COMMON_CLOCK_H_
@@ -22,11 +23,15 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual TimePoint Now() const = 0;
+  // Whether Now() moves with real time, so that a wait for a moment of this
+  // clock may sleep until it; false: it moves only when set (poll it).
+  virtual bool FollowsRealTime() const { return false; }
 };
 
 class RealClock : public Clock {
  public:
   TimePoint Now() const override { return std::chrono::system_clock::now(); }
+  bool FollowsRealTime() const override { return true; }
 };
 
 class FakeClock : public Clock {

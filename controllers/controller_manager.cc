@@ -93,20 +93,24 @@ Status ControllerManager::Start() {
 
   // Every controller is made before the shared informers start: they add
   // their handlers to them.
-  const ControllerContext ctx{registry_,
-                              clock_,
-                              rng_,
-                              res_,
-                              cluster_,
-                              options_,
-                              event_sink_.get(),
-                              pods_.get(),
-                              nodes_.get(),
-                              claims_.get(),
-                              volumes_.get(),
-                              replicasets_.get(),
-                              deployments_.get(),
-                              [this] { return ClusterReady().ok(); }};
+  const ControllerContext ctx{
+      registry_,
+      clock_,
+      rng_,
+      res_,
+      cluster_,
+      options_,
+      event_sink_.get(),
+      pods_.get(),
+      nodes_.get(),
+      claims_.get(),
+      volumes_.get(),
+      replicasets_.get(),
+      deployments_.get(),
+      [this] {
+        return (serving_.load() || !options_.wait_for_serving) &&
+               ClusterReady().ok();
+      }};
   for (const ControllerEntry& entry : ControllerTable()) {
     Result<std::unique_ptr<Controller>> made = entry.make(ctx);
     if (!made.ok()) {

@@ -82,6 +82,10 @@ struct ControllerManagerOptions {
   // The CA's private key (PEM), with which the CSR signing controller
   // issues approved requests' certificates; empty: nothing is signed.
   std::string ca_key_pem;
+  // Whether the loops that may wait for the API server to serve (the
+  // garbage collector's caches) wait for MarkServing as well as for the
+  // cluster; false: for the cluster only (tests without a server).
+  bool wait_for_serving = false;
 };
 
 class ControllerManager {
@@ -105,6 +109,11 @@ class ControllerManager {
   Status ClusterReady() const;
   // Polls ClusterReady until it holds or the timeout (real time) passes.
   Status WaitForClusterReady(std::chrono::milliseconds timeout) const;
+  // Says the API server now serves clients. As kube-controller-manager
+  // starts once kube-apiserver answers, the loops that need not run
+  // before the cluster does (the garbage collector's caches of every
+  // kind) start then, leaving the start-up its CPU.
+  void MarkServing() { serving_.store(true); }
 
   const ClusterSpec& cluster() const { return cluster_; }
   // Null before Start.
@@ -137,6 +146,7 @@ class ControllerManager {
   // The controllers of ControllerTable() that apply, in start order.
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::atomic<bool> started_{false};
+  std::atomic<bool> serving_{false};
 };
 
 }  // namespace kmock::controllers

@@ -180,11 +180,18 @@ Made MakeLocalApiServices(const ControllerContext& ctx) {
 }
 
 Made MakeApfConfiguration(const ControllerContext& ctx) {
+  // The newest version served: v1 from 1.29, v1beta3 before (one stored
+  // form backs every served version).
   const api::Catalog& catalog = ctx.registry->catalog();
-  const api::ResourceInfo* flowschemas =
-      catalog.Find("flowcontrol.apiserver.k8s.io", "v1", "flowschemas");
-  const api::ResourceInfo* levels = catalog.Find(
-      "flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations");
+  const api::ResourceInfo* flowschemas = nullptr;
+  const api::ResourceInfo* levels = nullptr;
+  for (const char* version : {"v1", "v1beta3"}) {
+    if (flowschemas != nullptr) break;
+    flowschemas =
+        catalog.Find("flowcontrol.apiserver.k8s.io", version, "flowschemas");
+    levels = catalog.Find("flowcontrol.apiserver.k8s.io", version,
+                          "prioritylevelconfigurations");
+  }
   if (!ctx.options.apf_configuration || flowschemas == nullptr ||
       levels == nullptr) {
     return Off();

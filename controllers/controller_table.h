@@ -74,7 +74,8 @@ struct ControllerContext {
   Informer* replicasets;
   Informer* deployments;
   // True once the cluster's system pods run (ControllerManager::
-  // ClusterReady); for loops that should not compete with the bootstrap.
+  // ClusterReady) and the API server serves (MarkServing, where main
+  // asks for it); for loops that should not compete with the start-up.
   std::function<bool()> cluster_ready;
 };
 

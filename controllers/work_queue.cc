@@ -5,9 +5,12 @@
 namespace kmock::controllers {
 
 namespace {
-// How often a waiting Get looks at the clock for due delayed keys. A fake
-// clock gives no notification when it is advanced, so waits are bounded.
+// How often a waiting Get looks at a clock that does not follow real time
+// (a test's) for due delayed keys: it gives no notice when it is advanced.
 constexpr std::chrono::milliseconds kClockPoll{5};
+// The longest wait with nothing due: every change notifies the waiters, so
+// this only bounds a wait that a lost wakeup would make endless.
+constexpr std::chrono::seconds kIdleWait{5};
 }  // namespace
 
 WorkQueue::WorkQueue(const Clock* clock, BackoffOptions backoff)
@@ -108,8 +111,23 @@ std::optional<std::string> WorkQueue::GetUntil(
     if (shutting_down_) return std::nullopt;
     auto now = std::chrono::steady_clock::now();
     if (deadline && now >= *deadline) return std::nullopt;
-    auto wake =
-        now + (delayed_.empty() ? std::chrono::milliseconds(100) : kClockPoll);
+    auto wake = now + std::chrono::steady_clock::duration(kIdleWait);
+    if (!delayed_by_time_.empty()) {
+      if (clock_->FollowsRealTime()) {
+        // Sleep until the first delayed key is due (a sooner AddAfter
+        // notifies), not a poll a second: idle controllers with a resync
+        // key waiting cost nothing.
+        const auto until_due =
+            std::max(delayed_by_time_.begin()->first - clock_->Now(),
+                     TimePoint::duration::zero());
+        wake = std::min(
+            wake, now + std::chrono::ceil<std::chrono::steady_clock::duration>(
+                            until_due));
+      } else {
+        wake = std::min(wake,
+                        now + std::chrono::steady_clock::duration(kClockPoll));
+      }
+    }
     if (deadline && *deadline < wake) wake = *deadline;
     cv_.wait_until(l, wake);
   }

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-const api::Schema& S() { return api::Schema::Get(); }
+const api::Schema& S() { return api::Schema::Builtin(); }
 const api::Type* DeploymentType() {
   return S().Find("io.k8s.api.apps.v1.Deployment");
 }

@@ -135,6 +135,42 @@ TEST_F(CsrTest, ApprovalSetsOnlyTheDecision) {
   EXPECT_EQ(stored["spec"]["usages"], json({"client auth"}));
 }
 
+TEST_F(CsrTest, ConditionsGetTheServersTimes) {
+  ASSERT_EQ(Create(Csr("jane")), "ok");
+  json csr = Get("jane");
+  // kubectl certificate approve sends lastUpdateTime only.
+  json approved = Condition("Approved");
+  approved["lastUpdateTime"] = "2027-01-01T00:00:00Z";
+  csr["status"]["conditions"] = {approved};
+  clock_.Advance(std::chrono::seconds(5));
+  ASSERT_EQ(Write("approval", csr), "ok");
+  const std::string approved_at = FormatRfc3339(clock_.Now());
+  json c = Get("jane")["status"]["conditions"][0];
+  EXPECT_EQ(c["lastUpdateTime"], "2027-01-01T00:00:00Z");
+  EXPECT_EQ(c["lastTransitionTime"], approved_at);
+
+  // Sent again without times, a condition of the same type and status
+  // keeps its transition time and gets the time of the write.
+  clock_.Advance(std::chrono::seconds(60));
+  csr = Get("jane");
+  csr["status"]["conditions"] = {Condition("Approved")};
+  ASSERT_EQ(Write("approval", csr), "ok");
+  c = Get("jane")["status"]["conditions"][0];
+  EXPECT_EQ(c["lastTransitionTime"], approved_at);
+  EXPECT_EQ(c["lastUpdateTime"], FormatRfc3339(clock_.Now()));
+
+  // A new condition through /status gets the time of that write.
+  clock_.Advance(std::chrono::seconds(60));
+  csr = Get("jane");
+  csr["status"]["conditions"].push_back(Condition("Failed"));
+  ASSERT_EQ(Write("status", csr), "ok");
+  json conditions = Get("jane")["status"]["conditions"];
+  ASSERT_EQ(conditions.size(), 2u);
+  EXPECT_EQ(conditions[0]["lastTransitionTime"], approved_at);
+  EXPECT_EQ(conditions[1]["lastTransitionTime"], FormatRfc3339(clock_.Now()));
+  EXPECT_EQ(conditions[1]["lastUpdateTime"], FormatRfc3339(clock_.Now()));
+}
+
 TEST_F(CsrTest, ApprovedAndDeniedExcludeEachOther) {
   ASSERT_EQ(Create(Csr("jane")), "ok");
   json csr = Get("jane");

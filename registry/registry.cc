@@ -42,6 +42,34 @@ class ConflictRetries {
   const std::chrono::steady_clock::time_point deadline_ =
       std::chrono::steady_clock::now() + std::chrono::seconds(30);
 };
+// Sets *retry: the attempt lost its compare-and-swap and the write may be
+// tried again on a fresh read; the Status returned with it is dropped.
+Status Retry(bool* retry) {
+  *retry = true;
+  return Status(StatusCode::kConflict, "retry");
+}
+
+// The registry's one read-modify-write loop, as kube-apiserver's
+// GuaranteedUpdate: reads `key`, hands the stored value (null: there is
+// none) to `attempt(const store::KeyValue*, bool* retry)`, and reads and
+// calls it again for as long as it asks (Retry) and ConflictRetries allow;
+// then the 409 a client sees for an object modified meanwhile. Every verb
+// that changes a stored object goes through it.
+template <typename T, typename Attempt>
+Result<T> ReadModifyWrite(store::Storage* storage, const api::ResourceInfo& res,
+                          std::string_view name, const std::string& key,
+                          Attempt attempt) {
+  for (ConflictRetries budget; budget.Next();) {
+    auto cur = storage->Get(key);
+    if (!cur.ok() && cur.status().code() != StatusCode::kNotFound)
+      return Internal(cur.status().message());
+    bool retry = false;
+    Result<T> r = attempt(cur.ok() ? &*cur : nullptr, &retry);
+    if (!retry) return r;
+  }
+  return ModifiedConflict(res, std::string(name));
+}
+
 // How many names generateName tries before giving up.
 constexpr int kMaxGenerateNameTries = 8;
 
@@ -130,13 +158,19 @@ bool UnchangedByMutation(const json& mine, const json& stored) {
 namespace {
 
 std::unique_ptr<api::Catalog> BuiltinCatalog() {
-  auto loaded = api::LoadBuiltinCatalog(api::Schema::Get());
+  auto loaded = api::LoadBuiltinCatalog(api::Schema::Builtin());
   if (!loaded.ok()) {
     std::fprintf(stderr, "kubemock: the built-in resources are broken: %s\n",
                  loaded.status().message().c_str());
     std::abort();
   }
   return std::move(loaded).value();
+}
+
+// The schema of res's types. A catalog loader always sets it; resources a
+// test builds by hand name built-in types.
+const api::Schema& SchemaOf(const api::ResourceInfo& res) {
+  return res.schema != nullptr ? *res.schema : api::Schema::Builtin();
 }
 
 }  // namespace
@@ -207,27 +241,24 @@ Result<WriteResult> Registry::UpdateScale(const api::ResourceInfo& res,
   if (auto m = scale.find("metadata"); m != scale.end() && m->is_object())
     want_rv = m->value("resourceVersion", "");
   const std::string key = ObjectKey(res, ns, name);
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound)
-        return NotFound(res, std::string(name));
-      return Internal(cur.status().message());
-    }
-    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
-      return ModifiedConflict(res, std::string(name));
-    KMOCK_ASSIGN_OR_RETURN(json old,
-                           DecodeObject(res, cur->value, cur->mod_revision));
-    json obj = old;
-    ApplyScale(res, scale, &obj);
-    auto r = UpdateExisting(res, "", key, cur->mod_revision, old, obj, opts);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
-        want_rv.empty())
-      continue;
-    if (!r.ok()) return r.status();
-    return WriteResult{ScaleOf(res, r->object), false};
-  }
-  return ModifiedConflict(res, std::string(name));
+  return ReadModifyWrite<WriteResult>(
+      storage_, res, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<WriteResult> {
+        if (cur == nullptr) return NotFound(res, std::string(name));
+        if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+          return ModifiedConflict(res, std::string(name));
+        KMOCK_ASSIGN_OR_RETURN(
+            json old, DecodeObject(res, cur->value, cur->mod_revision));
+        json obj = old;
+        ApplyScale(res, scale, &obj);
+        auto r =
+            UpdateExisting(res, "", key, cur->mod_revision, old, obj, opts);
+        if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+            want_rv.empty())
+          return Retry(retry);
+        if (!r.ok()) return r.status();
+        return WriteResult{ScaleOf(res, r->object), false};
+      });
 }
 
 Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
@@ -331,7 +362,7 @@ Status Registry::ValidateFields(const api::ResourceInfo& res, json& obj,
   // Whatever built it (a patch, an apply, a YAML body), no stored object
   // nests deeper than a request body may: every reader walks it.
   KMOCK_RETURN_IF_ERROR(patch::CheckDepth(obj, "the object"));
-  const api::Schema& schema = api::Schema::Get();
+  const api::Schema& schema = SchemaOf(res);
   const api::Type* type = schema.Find(res.schema_type);
   if (!type) return Status::Ok();
   const char* mode =
@@ -382,7 +413,7 @@ Result<json> Registry::TrackFields(const api::ResourceInfo& res,
                                    std::string_view subresource,
                                    const json& old, json obj,
                                    const WriteOptions& opts) {
-  const api::Schema& schema = api::Schema::Get();
+  const api::Schema& schema = SchemaOf(res);
   const api::Type* root = schema.Find(res.schema_type);
   if (!root) return obj;
   fieldmanager::ManagerInfo m;
@@ -399,7 +430,7 @@ Result<json> Registry::TrackFields(const api::ResourceInfo& res,
 Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
     const api::ResourceInfo& res, std::string_view subresource,
     const json& live, const json& config, const WriteOptions& opts) {
-  const api::Schema& schema = api::Schema::Get();
+  const api::Schema& schema = SchemaOf(res);
   const api::Type* root = schema.Find(res.schema_type);
   if (!root) return Internal("no schema for " + res.kind);
   fieldmanager::ApplyOptions ao;
@@ -537,6 +568,7 @@ Result<WriteResult> Registry::UpdateExisting(
   if (!strategy) return NotFound(res, name);
   res.strategy->Default(obj);
   strategy->PrepareForUpdate(obj, old);
+  if (res.stamp_update_times) res.stamp_update_times(obj, old, clock_->Now());
   if (track_fields) {
     KMOCK_ASSIGN_OR_RETURN(
         obj, TrackFields(res, subresource, old, std::move(obj), opts));
@@ -649,27 +681,25 @@ Result<WriteResult> Registry::Update(const api::ResourceInfo& res,
   if (subresource == "scale") return UpdateScale(res, ns, name, obj, opts);
   const std::string key = ObjectKey(res, ns, name);
   const std::string want_rv = MetaString(obj, "resourceVersion");
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() != StatusCode::kNotFound)
-        return Internal(cur.status().message());
-      if (subresource.empty() && res.strategy->AllowCreateOnUpdate())
-        return CreateObject(res, ns, std::move(obj), opts);
-      return NotFound(res, std::string(name));
-    }
-    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
-      return ModifiedConflict(res, std::string(name));
-    KMOCK_ASSIGN_OR_RETURN(json old,
-                           DecodeObject(res, cur->value, cur->mod_revision));
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old, obj,
-                            opts);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
-        want_rv.empty())
-      continue;
-    return r;
-  }
-  return ModifiedConflict(res, std::string(name));
+  return ReadModifyWrite<WriteResult>(
+      storage_, res, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<WriteResult> {
+        if (cur == nullptr) {
+          if (subresource.empty() && res.strategy->AllowCreateOnUpdate())
+            return CreateObject(res, ns, std::move(obj), opts);
+          return NotFound(res, std::string(name));
+        }
+        if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+          return ModifiedConflict(res, std::string(name));
+        KMOCK_ASSIGN_OR_RETURN(
+            json old, DecodeObject(res, cur->value, cur->mod_revision));
+        auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
+                                obj, opts);
+        if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+            want_rv.empty())
+          return Retry(retry);
+        return r;
+      });
 }
 
 Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
@@ -680,96 +710,102 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
   json patch = json::parse(body, nullptr, false);
   if (patch.is_discarded())
     return BadRequest("error decoding patch: invalid JSON");
-  const api::Schema& schema = api::Schema::Get();
+  const api::Schema& schema = SchemaOf(res);
   if (subresource == "scale") {
     // Patch the Scale view, then write its replicas like a PUT of it.
     if (!res.scale) return NotFound(res, std::string(name));
-    for (ConflictRetries retry; retry.Next();) {
-      KMOCK_ASSIGN_OR_RETURN(json scale, Get(res, ns, name, "scale"));
-      Result<json> patched =
-          Status(StatusCode::kInternal, "unknown patch type");
-      if (type == PatchType::kJsonPatch)
-        patched = patch::ApplyJsonPatch(scale, patch);
-      else if (type == PatchType::kMergePatch)
-        patched = patch::ApplyMergePatch(scale, patch);
-      else
-        patched = patch::ApplyStrategicMergePatch(
-            scale, patch, schema,
-            schema.Find("io.k8s.api.autoscaling.v1.Scale"));
-      if (!patched.ok()) return patched.status();
-      auto r = UpdateScale(res, ns, name, *patched, opts);
-      if (!r.ok() && r.status().code() == StatusCode::kConflict &&
-          MetaString(patch, "resourceVersion").empty())
-        continue;
-      return r;
-    }
-    return ModifiedConflict(res, std::string(name));
+    return ReadModifyWrite<WriteResult>(
+        storage_, res, name, ObjectKey(res, ns, name),
+        [&](const store::KeyValue* cur, bool* retry) -> Result<WriteResult> {
+          if (cur == nullptr) return NotFound(res, std::string(name));
+          KMOCK_ASSIGN_OR_RETURN(
+              json obj, DecodeObject(res, cur->value, cur->mod_revision));
+          json scale = ScaleOf(res, obj);
+          Result<json> patched =
+              Status(StatusCode::kInternal, "unknown patch type");
+          if (type == PatchType::kJsonPatch)
+            patched = patch::ApplyJsonPatch(scale, patch);
+          else if (type == PatchType::kMergePatch)
+            patched = patch::ApplyMergePatch(scale, patch);
+          else
+            patched = patch::ApplyStrategicMergePatch(
+                scale, patch, api::Schema::Builtin(),
+                api::Schema::Builtin().Find("io.k8s.api.autoscaling.v1.Scale"));
+          if (!patched.ok()) return patched.status();
+          auto r = UpdateScale(res, ns, name, *patched, opts);
+          if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+              MetaString(patch, "resourceVersion").empty())
+            return Retry(retry);
+          return r;
+        });
   }
   const std::string key = ObjectKey(res, ns, name);
   const api::Type* root = schema.Find(res.schema_type);
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() != StatusCode::kNotFound)
-        return Internal(cur.status().message());
-      if (type == PatchType::kApply && subresource.empty()) {
-        // Server-side apply of a missing object creates it.
-        if (!patch.is_object())
-          return BadRequest("the body of the request must be an object");
-        if (MetaString(patch, "name") != name)
+  return ReadModifyWrite<WriteResult>(
+      storage_, res, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<WriteResult> {
+        if (cur == nullptr) {
+          if (type == PatchType::kApply && subresource.empty()) {
+            // Server-side apply of a missing object creates it.
+            if (!patch.is_object())
+              return BadRequest("the body of the request must be an object");
+            if (MetaString(patch, "name") != name)
+              return BadRequest("the name of the object (" +
+                                MetaString(patch, "name") +
+                                ") does not match the name on the URL (" +
+                                std::string(name) + ")");
+            KMOCK_ASSIGN_OR_RETURN(
+                fieldmanager::ApplyResult applied,
+                ApplyConfiguration(res, subresource, json(nullptr), patch,
+                                   opts));
+            return CreateObject(res, ns, std::move(applied.object), opts,
+                                /*track_fields=*/false);
+          }
+          return NotFound(res, std::string(name));
+        }
+        KMOCK_ASSIGN_OR_RETURN(
+            json old, DecodeObject(res, cur->value, cur->mod_revision));
+        Result<json> patched =
+            Status(StatusCode::kInternal, "unknown patch type");
+        switch (type) {
+          case PatchType::kJsonPatch:
+            patched = patch::ApplyJsonPatch(old, patch);
+            break;
+          case PatchType::kMergePatch:
+            patched = patch::ApplyMergePatch(old, patch);
+            break;
+          case PatchType::kStrategicMerge:
+            patched = patch::ApplyStrategicMergePatch(old, patch, schema, root);
+            break;
+          case PatchType::kApply: {
+            auto applied =
+                ApplyConfiguration(res, subresource, old, patch, opts);
+            if (!applied.ok()) return applied.status();
+            patched = std::move(applied).value().object;
+            break;
+          }
+        }
+        if (!patched.ok()) return patched.status();
+        json obj = std::move(patched).value();
+        if (!obj.is_object())
+          return BadRequest("the patched object is not an object");
+        std::string want_rv = MetaString(obj, "resourceVersion");
+        if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
+          return ModifiedConflict(res, std::string(name));
+        if (MetaString(obj, "name") != name)
           return BadRequest("the name of the object (" +
-                            MetaString(patch, "name") +
+                            MetaString(obj, "name") +
                             ") does not match the name on the URL (" +
                             std::string(name) + ")");
-        KMOCK_ASSIGN_OR_RETURN(
-            fieldmanager::ApplyResult applied,
-            ApplyConfiguration(res, subresource, json(nullptr), patch, opts));
-        return CreateObject(res, ns, std::move(applied.object), opts,
-                            /*track_fields=*/false);
-      }
-      return NotFound(res, std::string(name));
-    }
-    KMOCK_ASSIGN_OR_RETURN(json old,
-                           DecodeObject(res, cur->value, cur->mod_revision));
-    Result<json> patched = Status(StatusCode::kInternal, "unknown patch type");
-    switch (type) {
-      case PatchType::kJsonPatch:
-        patched = patch::ApplyJsonPatch(old, patch);
-        break;
-      case PatchType::kMergePatch:
-        patched = patch::ApplyMergePatch(old, patch);
-        break;
-      case PatchType::kStrategicMerge:
-        patched = patch::ApplyStrategicMergePatch(old, patch, schema, root);
-        break;
-      case PatchType::kApply: {
-        auto applied = ApplyConfiguration(res, subresource, old, patch, opts);
-        if (!applied.ok()) return applied.status();
-        patched = std::move(applied).value().object;
-        break;
-      }
-    }
-    if (!patched.ok()) return patched.status();
-    json obj = std::move(patched).value();
-    if (!obj.is_object())
-      return BadRequest("the patched object is not an object");
-    std::string want_rv = MetaString(obj, "resourceVersion");
-    if (!want_rv.empty() && want_rv != std::to_string(cur->mod_revision))
-      return ModifiedConflict(res, std::string(name));
-    if (MetaString(obj, "name") != name)
-      return BadRequest("the name of the object (" + MetaString(obj, "name") +
-                        ") does not match the name on the URL (" +
-                        std::string(name) + ")");
-    auto r =
-        UpdateExisting(res, subresource, key, cur->mod_revision, old, obj, opts,
-                       /*track_fields=*/type != PatchType::kApply);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict &&
-        MetaString(patch, "resourceVersion").empty() &&
-        r.status().details().causes.empty())
-      continue;
-    return r;
-  }
-  return ModifiedConflict(res, std::string(name));
+        auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
+                                obj, opts,
+                                /*track_fields=*/type != PatchType::kApply);
+        if (!r.ok() && r.status().code() == StatusCode::kConflict &&
+            MetaString(patch, "resourceVersion").empty() &&
+            r.status().details().causes.empty())
+          return Retry(retry);
+        return r;
+      });
 }
 
 Result<json> Registry::GuaranteedUpdate(
@@ -797,29 +833,26 @@ Result<Registry::Updated> Registry::UpdateWithRetries(
     std::string_view subresource, const std::function<Status(json&)>& mutate,
     const WriteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound)
-        return NotFound(res, std::string(name));
-      return Internal(cur.status().message());
-    }
-    // Usually decoded already, for the informers that saw this revision.
-    KMOCK_ASSIGN_OR_RETURN(
-        ServedPtr current,
-        served_cache_.Decode(res, key, cur->value, cur->mod_revision));
-    const json& old = current->value();
-    // Without managedFields: the write takes them from the stored object.
-    json obj = CopyWithoutManagedFields(old);
-    KMOCK_RETURN_IF_ERROR(mutate(obj));
-    if (UnchangedByMutation(obj, old)) return Updated{current, json()};
-    auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
-                            std::move(obj), opts);
-    if (!r.ok() && r.status().code() == StatusCode::kConflict) continue;
-    if (!r.ok()) return r.status();
-    return Updated{nullptr, std::move(r).value().object};
-  }
-  return ModifiedConflict(res, std::string(name));
+  return ReadModifyWrite<Updated>(
+      storage_, res, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<Updated> {
+        if (cur == nullptr) return NotFound(res, std::string(name));
+        // Usually decoded already, for the informers that saw this revision.
+        KMOCK_ASSIGN_OR_RETURN(
+            ServedPtr current,
+            served_cache_.Decode(res, key, cur->value, cur->mod_revision));
+        const json& old = current->value();
+        // Without managedFields: the write takes them from the stored object.
+        json obj = CopyWithoutManagedFields(old);
+        KMOCK_RETURN_IF_ERROR(mutate(obj));
+        if (UnchangedByMutation(obj, old)) return Updated{current, json()};
+        auto r = UpdateExisting(res, subresource, key, cur->mod_revision, old,
+                                std::move(obj), opts);
+        if (!r.ok() && r.status().code() == StatusCode::kConflict)
+          return Retry(retry);
+        if (!r.ok()) return r.status();
+        return Updated{nullptr, std::move(r).value().object};
+      });
 }
 
 Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
@@ -828,98 +861,97 @@ Result<DeleteResult> Registry::Delete(const api::ResourceInfo& res,
                                       const DeleteOptions& opts) {
   const std::string key = ObjectKey(res, ns, name);
   const std::string sname(name);
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound)
-        return NotFound(res, sname);
-      return Internal(cur.status().message());
-    }
-    KMOCK_ASSIGN_OR_RETURN(
-        json obj,
-        served_cache_.DecodeCopy(res, key, cur->value, cur->mod_revision));
-    if (!opts.precondition_uid.empty() &&
-        opts.precondition_uid != MetaString(obj, "uid"))
-      return Conflict(
-          res, sname,
-          "Precondition failed: UID in precondition: " + opts.precondition_uid +
-              ", UID in object meta: " + MetaString(obj, "uid"));
-    if (!opts.precondition_resource_version.empty() &&
-        opts.precondition_resource_version !=
-            MetaString(obj, "resourceVersion"))
-      return Conflict(res, sname,
-                      "Precondition failed: ResourceVersion in precondition: " +
-                          opts.precondition_resource_version +
-                          ", ResourceVersion in object meta: " +
-                          MetaString(obj, "resourceVersion"));
-
-    KMOCK_RETURN_IF_ERROR(res.strategy->ValidateDelete(obj));
-    json updated = obj;
-    json& meta = MutableMeta(updated);
-    if (garbage_collection_) {
-      const char* fin = opts.propagation_policy == "Orphan" ? "orphan"
-                        : opts.propagation_policy == "Foreground"
-                            ? "foregroundDeletion"
-                            : nullptr;
-      if (fin) {
-        json& f = meta["finalizers"];
-        if (!f.is_array()) f = json::array();
-        if (std::find(f.begin(), f.end(), fin) == f.end()) f.push_back(fin);
-      }
-    }
-    std::optional<int64_t> grace =
-        res.strategy->GracePeriodSeconds(obj, opts.grace_period_seconds);
-    const bool graceful = grace.has_value() && *grace > 0;
-    const bool blocked =
-        HasFinalizers(updated) || res.strategy->DeletionBlocked(updated);
-    const bool pending = graceful || blocked;
-    if (pending) {
-      const int64_t g = grace.value_or(0);
-      const TimePoint now = clock_->Now();
-      if (!IsDeleting(obj)) {
-        meta["deletionTimestamp"] =
-            FormatRfc3339(now + std::chrono::seconds(g));
-        meta["deletionGracePeriodSeconds"] = g;
-        res.strategy->PrepareForDelete(updated);
-      } else if (g < GracePeriodOf(obj)) {
-        // A shorter grace period replaces a longer one, as upstream allows.
-        meta["deletionTimestamp"] =
-            FormatRfc3339(now + std::chrono::seconds(g));
-        meta["deletionGracePeriodSeconds"] = g;
-      }
-      if (!graceful && !blocked) {
-        // Nothing holds it any more: fall through to the real delete.
-      } else {
-        if (opts.dry_run || updated == obj) return DeleteResult{updated, false};
-        KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
-        auto kv = storage_->Update(key, EncodeForWrite(res, updated),
-                                   cur->mod_revision);
-        if (!kv.ok()) {
-          if (kv.status().code() == StatusCode::kConflict ||
-              kv.status().code() == StatusCode::kNotFound)
-            continue;
-          return Internal(kv.status().message());
-        }
+  return ReadModifyWrite<DeleteResult>(
+      storage_, res, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<DeleteResult> {
+        if (cur == nullptr) return NotFound(res, sname);
         KMOCK_ASSIGN_OR_RETURN(
-            json out, ServedAfterWrite(res, std::move(updated), kv->value,
-                                       kv->mod_revision));
-        return DeleteResult{std::move(out), false};
-      }
-    }
-    if (opts.dry_run) return DeleteResult{obj, true};
-    KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
-    auto d = storage_->Delete(key, cur->mod_revision);
-    if (!d.ok()) {
-      if (d.status().code() == StatusCode::kConflict) continue;
-      if (d.status().code() == StatusCode::kNotFound)
-        return NotFound(res, sname);
-      return Internal(d.status().message());
-    }
-    KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc, AllocatorFor(res));
-    if (alloc) alloc->Release(obj);
-    return DeleteResult{std::move(obj), true};
-  }
-  return ModifiedConflict(res, sname);
+            json obj,
+            served_cache_.DecodeCopy(res, key, cur->value, cur->mod_revision));
+        if (!opts.precondition_uid.empty() &&
+            opts.precondition_uid != MetaString(obj, "uid"))
+          return Conflict(res, sname,
+                          "Precondition failed: UID in precondition: " +
+                              opts.precondition_uid + ", UID in object meta: " +
+                              MetaString(obj, "uid"));
+        if (!opts.precondition_resource_version.empty() &&
+            opts.precondition_resource_version !=
+                MetaString(obj, "resourceVersion"))
+          return Conflict(
+              res, sname,
+              "Precondition failed: ResourceVersion in precondition: " +
+                  opts.precondition_resource_version +
+                  ", ResourceVersion in object meta: " +
+                  MetaString(obj, "resourceVersion"));
+
+        KMOCK_RETURN_IF_ERROR(res.strategy->ValidateDelete(obj));
+        json updated = obj;
+        json& meta = MutableMeta(updated);
+        if (garbage_collection_) {
+          const char* fin = opts.propagation_policy == "Orphan" ? "orphan"
+                            : opts.propagation_policy == "Foreground"
+                                ? "foregroundDeletion"
+                                : nullptr;
+          if (fin) {
+            json& f = meta["finalizers"];
+            if (!f.is_array()) f = json::array();
+            if (std::find(f.begin(), f.end(), fin) == f.end()) f.push_back(fin);
+          }
+        }
+        std::optional<int64_t> grace =
+            res.strategy->GracePeriodSeconds(obj, opts.grace_period_seconds);
+        const bool graceful = grace.has_value() && *grace > 0;
+        const bool blocked =
+            HasFinalizers(updated) || res.strategy->DeletionBlocked(updated);
+        const bool pending = graceful || blocked;
+        if (pending) {
+          const int64_t g = grace.value_or(0);
+          const TimePoint now = clock_->Now();
+          if (!IsDeleting(obj)) {
+            meta["deletionTimestamp"] =
+                FormatRfc3339(now + std::chrono::seconds(g));
+            meta["deletionGracePeriodSeconds"] = g;
+            res.strategy->PrepareForDelete(updated);
+          } else if (g < GracePeriodOf(obj)) {
+            // A shorter grace period replaces a longer one, as upstream allows.
+            meta["deletionTimestamp"] =
+                FormatRfc3339(now + std::chrono::seconds(g));
+            meta["deletionGracePeriodSeconds"] = g;
+          }
+          if (!graceful && !blocked) {
+            // Nothing holds it any more: fall through to the real delete.
+          } else {
+            if (opts.dry_run || updated == obj)
+              return DeleteResult{updated, false};
+            KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
+            auto kv = storage_->Update(key, EncodeForWrite(res, updated),
+                                       cur->mod_revision);
+            if (!kv.ok()) {
+              if (kv.status().code() == StatusCode::kConflict ||
+                  kv.status().code() == StatusCode::kNotFound)
+                return Retry(retry);
+              return Internal(kv.status().message());
+            }
+            KMOCK_ASSIGN_OR_RETURN(
+                json out, ServedAfterWrite(res, std::move(updated), kv->value,
+                                           kv->mod_revision));
+            return DeleteResult{std::move(out), false};
+          }
+        }
+        if (opts.dry_run) return DeleteResult{obj, true};
+        KMOCK_RETURN_IF_ERROR(CheckDeadline(opts.deadline));
+        auto d = storage_->Delete(key, cur->mod_revision);
+        if (!d.ok()) {
+          if (d.status().code() == StatusCode::kConflict) return Retry(retry);
+          if (d.status().code() == StatusCode::kNotFound)
+            return NotFound(res, sname);
+          return Internal(d.status().message());
+        }
+        KMOCK_ASSIGN_OR_RETURN(api::ResourceAllocator * alloc,
+                               AllocatorFor(res));
+        if (alloc) alloc->Release(obj);
+        return DeleteResult{std::move(obj), true};
+      });
 }
 
 Result<json> Registry::DeleteCollection(const api::ResourceInfo& res,
@@ -969,56 +1001,54 @@ Result<json> Registry::Bind(std::string_view ns, std::string_view pod_name,
     return errs.ToStatus("Binding", "", "bindings", name);
   }
   const std::string key = ObjectKey(*pods, ns, name);
-  for (ConflictRetries retry; retry.Next();) {
-    auto cur = storage_->Get(key);
-    if (!cur.ok()) {
-      if (cur.status().code() == StatusCode::kNotFound)
-        return NotFound(*pods, name);
-      return Internal(cur.status().message());
-    }
-    KMOCK_ASSIGN_OR_RETURN(
-        json pod,
-        served_cache_.DecodeCopy(*pods, key, cur->value, cur->mod_revision));
-    auto conflict = [&](const std::string& message) {
-      api::ResourceInfo binding_res = *pods;
-      binding_res.plural = "pods/binding";
-      return Conflict(binding_res, name, message);
-    };
-    if (IsDeleting(pod))
-      return conflict("pod " + name +
-                      " is being deleted, cannot be assigned to a host");
-    std::string bound = pod["spec"].value("nodeName", "");
-    if (!bound.empty())
-      return conflict("pod " + name + " is already assigned to node \"" +
-                      bound + "\"");
-    pod["spec"]["nodeName"] = node;
-    json& status = pod["status"];
-    if (!status.is_object()) status = json::object();
-    json& conds = status["conditions"];
-    if (!conds.is_array()) conds = json::array();
-    json cond = {{"type", "PodScheduled"},
-                 {"status", "True"},
-                 {"lastProbeTime", nullptr},
-                 {"lastTransitionTime", FormatRfc3339(clock_->Now())}};
-    bool replaced = false;
-    for (auto& c : conds)
-      if (c.value("type", "") == "PodScheduled") {
-        c = cond;
-        replaced = true;
-      }
-    if (!replaced) conds.push_back(cond);
-    if (opts.dry_run) break;
-    auto kv =
-        storage_->Update(key, EncodeForWrite(*pods, pod), cur->mod_revision);
-    if (!kv.ok()) {
-      if (kv.status().code() == StatusCode::kConflict) continue;
-      // Deleted between the read and the write.
-      if (kv.status().code() == StatusCode::kNotFound)
-        return NotFound(*pods, name);
-      return Internal(kv.status().message());
-    }
-    break;
-  }
+  auto bound_pod = ReadModifyWrite<bool>(
+      storage_, *pods, name, key,
+      [&](const store::KeyValue* cur, bool* retry) -> Result<bool> {
+        if (cur == nullptr) return NotFound(*pods, name);
+        KMOCK_ASSIGN_OR_RETURN(json pod,
+                               served_cache_.DecodeCopy(*pods, key, cur->value,
+                                                        cur->mod_revision));
+        auto conflict = [&](const std::string& message) {
+          api::ResourceInfo binding_res = *pods;
+          binding_res.plural = "pods/binding";
+          return Conflict(binding_res, name, message);
+        };
+        if (IsDeleting(pod))
+          return conflict("pod " + name +
+                          " is being deleted, cannot be assigned to a host");
+        std::string bound = pod["spec"].value("nodeName", "");
+        if (!bound.empty())
+          return conflict("pod " + name + " is already assigned to node \"" +
+                          bound + "\"");
+        pod["spec"]["nodeName"] = node;
+        json& status = pod["status"];
+        if (!status.is_object()) status = json::object();
+        json& conds = status["conditions"];
+        if (!conds.is_array()) conds = json::array();
+        json cond = {{"type", "PodScheduled"},
+                     {"status", "True"},
+                     {"lastProbeTime", nullptr},
+                     {"lastTransitionTime", FormatRfc3339(clock_->Now())}};
+        bool replaced = false;
+        for (auto& c : conds)
+          if (c.value("type", "") == "PodScheduled") {
+            c = cond;
+            replaced = true;
+          }
+        if (!replaced) conds.push_back(cond);
+        if (opts.dry_run) return true;
+        auto kv = storage_->Update(key, EncodeForWrite(*pods, pod),
+                                   cur->mod_revision);
+        if (!kv.ok()) {
+          if (kv.status().code() == StatusCode::kConflict) return Retry(retry);
+          // Deleted between the read and the write.
+          if (kv.status().code() == StatusCode::kNotFound)
+            return NotFound(*pods, name);
+          return Internal(kv.status().message());
+        }
+        return true;
+      });
+  if (!bound_pod.ok()) return bound_pod.status();
   return json{{"kind", "Status"},
               {"apiVersion", "v1"},
               {"metadata", json::object()},

@@ -74,7 +74,7 @@ void AppendListItemJson(const ServedObject& object, std::string* out) {
     item.erase("apiVersion");
   }
   if (type) {
-    api::AppendObjectJson(item, *type, out);
+    api::AppendObjectJson(item, *type, out, api::Schema::Builtin());
   } else {
     api::AppendJson(item, out);
   }

@@ -27,7 +27,7 @@ struct MetadataOrder {
 
   static MetadataOrder Build() {
     MetadataOrder o;
-    const api::Type* meta = api::Schema::Get().Find(kObjectMeta);
+    const api::Type* meta = api::Schema::Builtin().Find(kObjectMeta);
     if (!meta) return o;
     bool seen = false;
     for (const api::Field& f : meta->fields) {
@@ -69,7 +69,10 @@ struct StoredLayout {
     StoredLayout l;
     l.res = &res;
     if (res.to_storage || res.from_storage) return l;
-    const api::Type* type = api::Schema::Get().Find(res.schema_type);
+    // Only built-in kinds are written in a typed layout (api/typed_json).
+    if (res.schema != nullptr && res.schema != &api::Schema::Builtin())
+      return l;
+    const api::Type* type = api::Schema::Builtin().Find(res.schema_type);
     if (!type) return l;
     const api::Field* metadata = type->FindField("metadata");
     l.as_served =

@@ -191,7 +191,10 @@ class ApiServer::Impl {
         service_accounts_(
             MakeServiceAccountTokens(options_, registry, clock, rng)),
         authn_(options_.tokens, service_accounts_.get()),
-        openapi_(catalog_, &api::Schema::Get(), options_.kubernetes_version) {
+        openapi_(catalog_,
+                 options_.schema != nullptr ? options_.schema
+                                            : &api::Schema::Builtin(),
+                 options_.kubernetes_version) {
     RouterConfig config;
     config.catalog = catalog_;
     config.registry = registry;

@@ -80,6 +80,9 @@ struct ServerOptions {
   bool verbose = false;
   // The resources served; null = the registry's catalog.
   const api::Catalog* catalog = nullptr;
+  // The types of the built-in kinds, for the OpenAPI documents; null =
+  // api::Schema::Builtin().
+  const api::Schema* schema = nullptr;
 };
 
 class ApiServer {

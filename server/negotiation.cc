@@ -365,7 +365,8 @@ Result<json> DecodeBody(std::string_view content_type, std::string_view body,
   if (media == "application/yaml") return YamlToJson(body);
   if (media == "application/vnd.kubernetes.protobuf") {
     // The envelope names the type; callers still check it against the URL.
-    return api::DecodeProtobufObject(body, api::Schema::Get(), expected);
+    // Protobuf carries built-in kinds only (custom resources refuse it).
+    return api::DecodeProtobufObject(body, api::Schema::Builtin(), expected);
   }
   return UnsupportedMediaTypeError({"application/json", "application/yaml",
                                     "application/vnd.kubernetes.protobuf"});

@@ -1,5 +1,8 @@
 #include "server/table.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace kmock::server {
 namespace {
 
@@ -107,8 +110,16 @@ json ListToTable(const api::ResourceInfo& res, const json& list, TimePoint now,
   json table = TableFrame(
       res, list.contains("metadata") ? list["metadata"] : json(), opts);
   if (list.contains("items") && list["items"].is_array()) {
-    for (const json& item : list["items"]) {
-      table["rows"].push_back(Row(res, item, now, opts));
+    std::vector<const json*> items;
+    for (const json& item : list["items"]) items.push_back(&item);
+    if (res.table_row_less) {
+      std::stable_sort(items.begin(), items.end(),
+                       [&](const json* a, const json* b) {
+                         return res.table_row_less(*a, *b);
+                       });
+    }
+    for (const json* item : items) {
+      table["rows"].push_back(Row(res, *item, now, opts));
     }
   }
   return table;

@@ -243,7 +243,8 @@ TEST(AccessReviewCatalogTest, CreateOnlyClusterWideAndComputed) {
     EXPECT_EQ(r->verbs, std::vector<std::string>{"create"});
     EXPECT_TRUE(r->key_prefix.empty());
     EXPECT_TRUE(static_cast<bool>(r->virtual_create));
-    EXPECT_NE(Schema::Get().Find(r->schema_type), nullptr) << r->schema_type;
+    EXPECT_NE(Schema::Builtin().Find(r->schema_type), nullptr)
+        << r->schema_type;
   }
 }
 
@@ -296,7 +297,7 @@ Pb EmptyMeta() {
   return m;
 }
 
-const Type* Root(const char* name) { return Schema::Get().Find(name); }
+const Type* Root(const char* name) { return Schema::Builtin().Find(name); }
 
 // `kubectl auth can-i list deployments.apps --subresource=scale -n ns` as
 // kubectl 1.32+ sends it: every string of ResourceAttributes, in order.
@@ -311,7 +312,7 @@ TEST(AccessReviewProtobufTest, SelfSubjectAccessReviewDecodes) {
       .Msg(3, Pb().Varint(1, 0).Str(2, "").Str(3, "").Varint(4, 0));
   auto out = DecodeProtobufObject(
       Body("authorization.k8s.io/v1", "SelfSubjectAccessReview", ssar),
-      Schema::Get(),
+      Schema::Builtin(),
       Root("io.k8s.api.authorization.v1.SelfSubjectAccessReview"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(*out, json::parse(R"({"apiVersion":"authorization.k8s.io/v1",
@@ -331,7 +332,7 @@ TEST(AccessReviewProtobufTest, NonResourceAttributesAndRulesReviewDecode) {
       .Msg(2, Pb().Msg(2, Pb().Str(1, "/healthz").Str(2, "get")));
   auto out = DecodeProtobufObject(
       Body("authorization.k8s.io/v1", "SelfSubjectAccessReview", ssar),
-      Schema::Get(),
+      Schema::Builtin(),
       Root("io.k8s.api.authorization.v1.SelfSubjectAccessReview"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)["spec"], json::parse(R"({"nonResourceAttributes":
@@ -343,7 +344,7 @@ TEST(AccessReviewProtobufTest, NonResourceAttributesAndRulesReviewDecode) {
       .Msg(3, Pb().Varint(3, 1).Str(4, "partial"));
   auto rules = DecodeProtobufObject(
       Body("authorization.k8s.io/v1", "SelfSubjectRulesReview", ssrr),
-      Schema::Get(),
+      Schema::Builtin(),
       Root("io.k8s.api.authorization.v1.SelfSubjectRulesReview"));
   ASSERT_TRUE(rules.ok()) << rules.status().message();
   EXPECT_EQ((*rules)["spec"], json::parse(R"({"namespace":"kube-system"})"));
@@ -363,7 +364,7 @@ TEST(AccessReviewProtobufTest, SelfSubjectReviewDecodesInBothVersions) {
     auto out = DecodeProtobufObject(
         Body(std::string("authentication.k8s.io/") + version,
              "SelfSubjectReview", ssr),
-        Schema::Get(), Root(root.c_str()));
+        Schema::Builtin(), Root(root.c_str()));
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ((*out)["status"], json::parse(R"({"userInfo":{"username":"bob",
         "uid":"u-9","groups":["g1","g2"]}})"));

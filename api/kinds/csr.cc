@@ -340,6 +340,34 @@ void KeepCertificateSigningRequestSpec(json& obj, const json& old) {
   obj["spec"] = spec;
 }
 
+void StampCertificateSigningRequestConditions(json& obj, const json& old,
+                                              TimePoint now) {
+  auto status = obj.find("status");
+  if (status == obj.end() || !status->is_object()) return;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return;
+  const json& old_conditions = ValueAt(ValueAt(old, "status"), "conditions");
+  const std::string stamp = FormatRfc3339(now);
+  for (json& c : *conditions) {
+    if (!c.is_object()) continue;  // validation refuses it
+    if (StringAt(c, "lastUpdateTime").empty()) c["lastUpdateTime"] = stamp;
+    if (!StringAt(c, "lastTransitionTime").empty()) continue;
+    // A condition of the same type and status keeps its transition time.
+    std::string since = stamp;
+    if (old_conditions.is_array()) {
+      for (const json& o : old_conditions) {
+        if (o.is_object() && StringAt(o, "type") == StringAt(c, "type") &&
+            StringAt(o, "status") == StringAt(c, "status") &&
+            !StringAt(o, "lastTransitionTime").empty()) {
+          since = StringAt(o, "lastTransitionTime");
+          break;
+        }
+      }
+    }
+    c["lastTransitionTime"] = since;
+  }
+}
+
 void RecordCertificateSigningRequester(json& obj, const UserInfo& user) {
   json& spec = obj["spec"];
   if (!spec.is_object()) return;  // validation refuses it

@@ -26,6 +26,12 @@ void ValidateCertificateSigningRequestUpdate(const nlohmann::json& obj,
 // The stored spec (and status, as for every kind with /status) stays.
 void KeepCertificateSigningRequestSpec(nlohmann::json& obj,
                                        const nlohmann::json& old);
+// As kube-apiserver on every update: a condition without lastUpdateTime
+// gets `now`; one without lastTransitionTime gets the old transition time
+// of a condition of the same type and status, else `now`.
+void StampCertificateSigningRequestConditions(nlohmann::json& obj,
+                                              const nlohmann::json& old,
+                                              TimePoint now);
 // spec.username, uid, groups and extra from the user who creates it.
 void RecordCertificateSigningRequester(nlohmann::json& obj,
                                        const UserInfo& user);

@@ -439,8 +439,8 @@ TEST(DeploymentCatalogTest, Entry) {
 }
 
 TEST(AppsOpenApiTest, DocumentIsCompleteAndScaleSpeaksAutoscaling) {
-  json doc = OpenApiV3Document(testing::BuiltinCatalog(), Schema::Get(), "apps",
-                               "v1", "1.33.0");
+  json doc = OpenApiV3Document(testing::BuiltinCatalog(), Schema::Builtin(),
+                               "apps", "v1", "1.33.0");
   const json& schemas = doc["components"]["schemas"];
   for (const char* name :
        {"io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.DeploymentList",

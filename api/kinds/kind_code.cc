@@ -12,6 +12,7 @@
 #include "api/kinds/csr.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
+#include "api/kinds/flowcontrol.h"
 #include "api/kinds/hpa.h"
 #include "api/kinds/lease.h"
 #include "api/kinds/limit_range.h"
@@ -124,6 +125,7 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.validate_update = kinds::ValidateCertificateSigningRequestUpdate;
     c.prepare_update = kinds::KeepCertificateSigningRequestSpec;
     c.record_requester = kinds::RecordCertificateSigningRequester;
+    c.stamp_update_times = kinds::StampCertificateSigningRequestConditions;
     c.status_strategy = kinds::CertificateSigningRequestStatusStrategy();
     c.subresource_strategies["approval"] =
         kinds::CertificateSigningRequestApprovalStrategy();
@@ -147,6 +149,25 @@ std::map<std::string, KindCode, std::less<>> Build() {
       kinds::CreateSelfSubjectRulesReview;
   t["selfSubjectReview"].virtual_create = kinds::CreateSelfSubjectReview;
   t["componentStatus"].virtual_items = kinds::ComponentStatuses;
+  t["flowSchema"].table_row_less = kinds::FlowSchemaPrecedenceLess;
+  // The versions served before v1 share its stored objects.
+  for (const char* version : {"v1beta3", "v1beta2"}) {
+    const std::string api_version =
+        std::string("flowcontrol.apiserver.k8s.io/") + version;
+    auto from_storage = [api_version](const json& stored) {
+      return kinds::FlowcontrolFromStorage(stored, api_version);
+    };
+    KindCode& schemas = t[std::string("flowSchemaV") + (version + 1)];
+    schemas.table_row_less = kinds::FlowSchemaPrecedenceLess;
+    schemas.from_storage = from_storage;
+    schemas.to_storage = kinds::FlowcontrolToStorage;
+    KindCode& levels = t[std::string("priorityLevelV") + (version + 1)];
+    levels.from_storage = from_storage;
+    levels.to_storage = kinds::FlowcontrolToStorage;
+  }
+  t["priorityLevelV1beta2"].from_storage =
+      kinds::PriorityLevelV1beta2FromStorage;
+  t["priorityLevelV1beta2"].to_storage = kinds::PriorityLevelV1beta2ToStorage;
   return t;
 }
 

@@ -38,6 +38,10 @@ struct KindCode {
   // The strategies of subresources written as the kind itself besides
   // status ("finalize", "approval"); each such subresource needs one.
   std::map<std::string, const Strategy*, std::less<>> subresource_strategies;
+  // ResourceInfo::stamp_update_times and ::table_row_less.
+  std::function<void(json& obj, const json& old, TimePoint now)>
+      stamp_update_times;
+  std::function<bool(const json& a, const json& b)> table_row_less;
   // ResourceInfo::record_requester.
   std::function<void(json& obj, const UserInfo& user)> record_requester;
   std::function<Result<json>(const json& request, const UserInfo& user)>

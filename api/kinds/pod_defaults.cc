@@ -341,7 +341,8 @@ std::string PodQosClass(const json& pod) {
 const std::vector<std::string>& VolumeSourceNames() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
-    if (const Type* t = Schema::Get().Find("io.k8s.api.core.v1.VolumeSource"))
+    if (const Type* t =
+            Schema::Builtin().Find("io.k8s.api.core.v1.VolumeSource"))
       for (const Field& f : t->fields)
         if (!f.name.empty()) names.push_back(f.name);
     return names;

@@ -105,6 +105,13 @@ class Embedder {
         imports[kv.first.as<std::string>()] = kv.second.as<std::string>();
       }
     }
+    if (root["copyOf"]) {
+      // The types of an older version of a group: every type of another
+      // package again under this one (see api/types/README.md).
+      copies_.push_back(Copy{file, pkg, Str(root, "copyOf"),
+                             Str(root, "version"), root["renames"]});
+      if (!root["types"]) return true;
+    }
     if (!root["types"] || !root["types"].IsSequence()) {
       Fail(file, "no 'types' list");
       return false;
@@ -129,6 +136,7 @@ class Embedder {
 
   // Resolves every type (fields, references, inline fields) into JSON.
   json Build() {
+    for (const Copy& c : copies_) ApplyCopy(c);
     json types = json::array();
     for (const auto& name : order_) {
       std::set<std::string> stack;
@@ -139,6 +147,66 @@ class Embedder {
   }
 
  private:
+  struct Copy {
+    std::string file;
+    std::string pkg;      // the copies' package
+    std::string from;     // the package copied
+    std::string version;  // the copies' gvk version
+    YAML::Node renames;   // type -> {field: new name}
+  };
+
+  // Declares every type of c.from again in c.pkg: references between them
+  // stay within the new package, top-level kinds get c.version in their
+  // gvk, and the fields c.renames names get their names in this version.
+  void ApplyCopy(const Copy& c) {
+    if (c.from.empty() || c.version.empty()) {
+      Fail(c.file, "copyOf needs a package and a version");
+      return;
+    }
+    const std::string prefix = c.from + ".";
+    std::vector<std::string> copied;
+    for (const std::string& full : order_) {
+      if (full.rfind(prefix, 0) != 0) continue;
+      const std::string name = full.substr(prefix.size());
+      if (name.find('.') != std::string::npos) continue;
+      const std::string to = c.pkg + "." + name;
+      if (sources_.count(to)) continue;  // declared in the file itself
+      // A new node: assigning to a yaml-cpp node changes the node it
+      // refers to, which is the original's.
+      const SourceType& from = sources_[full];
+      SourceType src{c.file, c.pkg, from.imports, YAML::Clone(from.node)};
+      if (src.node["gvk"]) {
+        auto g = StrList(src.node, "gvk");
+        if (g.size() == 3) {
+          YAML::Node gvk(YAML::NodeType::Sequence);
+          gvk.push_back(g[0]);
+          gvk.push_back(c.version);
+          gvk.push_back(g[2]);
+          src.node["gvk"] = gvk;
+        }
+      }
+      if (c.renames && c.renames[name]) {
+        for (const auto& kv : c.renames[name]) {
+          bool found = false;
+          for (auto f : src.node["fields"]) {
+            if (Str(f, "name") == kv.first.as<std::string>()) {
+              f["name"] = kv.second.as<std::string>();
+              found = true;
+            }
+          }
+          if (!found) {
+            Fail(c.file, "renames: " + name + " has no field " +
+                             kv.first.as<std::string>());
+          }
+        }
+      }
+      sources_[to] = std::move(src);
+      copied.push_back(to);
+    }
+    if (copied.empty()) Fail(c.file, "copyOf: no types in " + c.from);
+    order_.insert(order_.end(), copied.begin(), copied.end());
+  }
+
   // A dotted name whose first segment is an import alias expands; a name
   // without dots lives in the file's package; other dotted names are full.
   static std::string Qualify(
@@ -400,6 +468,7 @@ class Embedder {
 
   std::map<std::string, SourceType> sources_;
   std::vector<std::string> order_;
+  std::vector<Copy> copies_;
   std::map<std::string, json> resolved_;
 };
 
@@ -482,8 +551,8 @@ class ResourceEmbedder {
                          "columns",      "selectableFields",
                          "strategy",     "virtual",
                          "type",         "generation",
-                         "warning",      "servedFrom",
-                         "servedUntil"});
+                         "warning",      "warningFrom",
+                         "servedFrom",   "servedUntil"});
     std::string plural = Str(r, "plural");
     if (kind.empty() || plural.empty()) {
       Fail(where, "kind and plural are required");
@@ -509,18 +578,22 @@ class ResourceEmbedder {
     out["virtual"] = r["virtual"] && r["virtual"].as<bool>();
     out["generation"] = r["generation"] && r["generation"].as<bool>();
     out["warning"] = Str(r, "warning");
-    // The Kubernetes minor versions that serve it ("1.30": 30; 0: no bound).
-    for (const char* key : {"servedFrom", "servedUntil"}) {
-      const std::string v = Str(r, key);
+    // The Kubernetes minor versions that serve it ("1.30": 30; 0: no bound),
+    // and the first that sends its deprecation warning.
+    static const std::map<std::string, std::string> kMinorKeys = {
+        {"servedFrom", "served_from"},
+        {"servedUntil", "served_until"},
+        {"warningFrom", "warning_from"}};
+    for (const auto& [key, out_key] : kMinorKeys) {
+      const std::string v = Str(r, key.c_str());
       int minor = 0;
       if (!v.empty() &&
           (v.rfind("1.", 0) != 0 || v.size() < 3 ||
            v.find_first_not_of("0123456789", 2) != std::string::npos ||
            (minor = std::stoi(v.substr(2))) <= 0)) {
-        Fail(where, std::string(key) + " must be 1.MINOR, not '" + v + "'");
+        Fail(where, key + " must be 1.MINOR, not '" + v + "'");
       }
-      out[std::string(key) == "servedFrom" ? "served_from" : "served_until"] =
-          minor;
+      out[out_key] = minor;
     }
     std::vector<std::string> verbs = StrList(r, "verbs");
     if (!r["verbs"]) verbs = AllVerbs();

@@ -56,6 +56,8 @@ std::optional<ApiServicePriority> BuiltinApiServicePriority(
           {{"node.k8s.io", "v1"}, {16300, 15}},
           {{"discovery.k8s.io", "v1"}, {16200, 15}},
           {{"flowcontrol.apiserver.k8s.io", "v1"}, {16100, 21}},
+          {{"flowcontrol.apiserver.k8s.io", "v1beta3"}, {16100, 18}},
+          {{"flowcontrol.apiserver.k8s.io", "v1beta2"}, {16100, 15}},
       };
   auto it = table->find({group, version});
   if (it == table->end()) return std::nullopt;

@@ -163,7 +163,7 @@ Status ApfConfiguration::SyncDanglingConditions() {
     json wanted = DanglingCondition(level, levels.count(level) != 0, now);
     if (!DanglingConditionDiffers(schema, wanted)) continue;
     const json apply = {
-        {"apiVersion", "flowcontrol.apiserver.k8s.io/v1"},
+        {"apiVersion", flowschemas_->ApiVersion()},
         {"kind", "FlowSchema"},
         {"metadata", {{"name", name}}},
         {"status", {{"conditions", json::array({std::move(wanted)})}}}};

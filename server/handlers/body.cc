@@ -17,11 +17,11 @@ std::string StringField(const json& obj, const char* key) {
 Result<json> ReadObjectBody(const RequestContext& ctx, BodyCheck check,
                             api::BodyFindings* findings) {
   std::string content_type = ctx.req->get_header_value("Content-Type");
-  const api::Schema& schema = api::Schema::Get();
+  // Every scale subresource speaks the built-in autoscaling/v1 Scale.
   const api::Type* expected =
       ctx.info->subresource == "scale"
-          ? schema.Find("io.k8s.api.autoscaling.v1.Scale")
-          : schema.Find(ctx.resource->schema_type);
+          ? api::Schema::Builtin().Find("io.k8s.api.autoscaling.v1.Scale")
+          : ctx.resource->type;
   Result<DecodedBody> decoded =
       DecodeBodyWithFindings(content_type, *ctx.body, expected);
   if (!decoded.ok()) {

@@ -6,6 +6,7 @@
 // or YAML renders the items of one piece at a time
 // (registry::ServedListReader). A page (limit) is read whole before it is
 // sent, as its head carries the continue token.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,6 +163,18 @@ class RenderedListSource : public ListSource {
   Result<bool> Read(std::string* out, size_t keys) override {
     std::vector<registry::ServedPtr> items;
     KMOCK_ASSIGN_OR_RETURN(bool more, reader_->Next(&items, keys));
+    if (output_.table && resource_.table_row_less) {
+      // The kind's printer orders the rows (of the list, or of the page
+      // when the client pages): read them all first.
+      while (more) {
+        KMOCK_ASSIGN_OR_RETURN(more, reader_->Next(&items, keys));
+      }
+      std::stable_sort(
+          items.begin(), items.end(),
+          [&](const registry::ServedPtr& a, const registry::ServedPtr& b) {
+            return resource_.table_row_less(a->value(), b->value());
+          });
+    }
     static const std::vector<std::string> kTypeKeys = {"apiVersion", "kind"};
     static const std::vector<std::string> kNone;
     for (const registry::ServedPtr& item : items) {

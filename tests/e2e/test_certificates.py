@@ -71,6 +71,10 @@ class CertificatesTest(harness.ServerTestCase):
         approved = json.loads(p.stdout)["status"]["conditions"][0]
         self.assertEqual((approved["type"], approved["reason"]),
                          ("Approved", "KubectlApprove"))
+        # kubectl sends lastUpdateTime; the server adds lastTransitionTime.
+        for field in ("lastUpdateTime", "lastTransitionTime"):
+            self.assertRegex(approved.get(field, ""),
+                             r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
         # The tutorial's kubeconfig: the new user beside the admin.
         kubeconfig = os.path.join(self.workdir, "myuser.kubeconfig")

@@ -126,6 +126,30 @@ class ServedVersionTest(harness.ServerTestCase):
         p = self.kubectl.run("get", "--raw", "/apis/authentication.k8s.io/v1")
         names = [r["name"] for r in json.loads(p.stdout)["resources"]]
         self.assertEqual("selfsubjectreviews" in names, minor >= 28)
+        # API Priority and Fairness: v1 from 1.29, v1beta3 until 1.31,
+        # v1beta2 until 1.28; the bootstrap configuration in the preferred
+        # version, its FlowSchemas in matching order.
+        flow = sorted(v.split("/")[1] for v in versions
+                      if v.startswith("flowcontrol.apiserver.k8s.io/"))
+        self.assertEqual(flow, sorted(
+            (["v1"] if minor >= 29 else []) +
+            (["v1beta3"] if minor <= 31 else []) +
+            (["v1beta2"] if minor <= 28 else [])))
+        rows = harness.wait_until(
+            lambda: self.kubectl.run("get", "flowschemas").stdout
+            .splitlines()[1:], 10)
+        self.assertEqual(rows[0].split()[:3], ["exempt", "exempt", "1"])
+        precedences = [int(r.split()[2]) for r in rows]
+        self.assertEqual(precedences, sorted(precedences))
+        self.assertGreater(len(rows), 10)
+        if minor <= 28:
+            p = self.kubectl.run(
+                "get", "prioritylevelconfigurations.v1beta2.flowcontrol."
+                "apiserver.k8s.io", "workload-low", "-o", "json")
+            limited = json.loads(p.stdout)["spec"]["limited"]
+            self.assertEqual(limited["assuredConcurrencyShares"], 100)
+            self.assertNotIn("nominalConcurrencyShares", limited)
+            self.assertIn("is deprecated in v1.26+", p.stderr)
         # A kind the version does not serve is not there to create.
         if minor < 33:
             p = self.kubectl.run("get", "servicecidrs", check=False)
@@ -264,11 +288,11 @@ class KindsTest(harness.ServerTestCase):
 
         names = {s[0] for s in schemas}
         # MISSINGPL comes from the Dangling condition, written after the
-        # objects. kube-apiserver prints these rows by matchingPrecedence,
-        # as listed above; ours come in name order (docs/limits.md).
+        # objects. The rows come by matchingPrecedence, then name, as
+        # kube-apiserver prints them and as listed above.
         self.assertTrue(harness.wait_until(
             lambda: [r[:4] + r[5:] for r in
-                     table("flowschemas", names)[1]] == sorted(schemas), 10),
+                     table("flowschemas", names)[1]] == schemas, 10),
             self.kubectl.run("get", "flowschemas").stdout)
         header, _ = table("flowschemas", names)
         self.assertEqual(header, ["NAME", "PRIORITYLEVEL",

@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fieldmanager::DefaultResetFields("", res.status_strategy != nullptr);
   for (bool force : {false, true}) {
     o.force = force;
-    auto r = fieldmanager::Apply(live.object, *applied, o, api::Schema::Get(),
-                                 live.type);
+    auto r = fieldmanager::Apply(live.object, *applied, o,
+                                 api::Schema::Builtin(), live.type);
     if (r.ok()) {
       fuzz::RunUpdatePipeline(res, live.object, std::move(r->object),
                               /*track_fields=*/false);
@@ -53,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (applied->is_object()) {
     o.force = false;
-    auto r = fieldmanager::Apply(json(nullptr), *applied, o, api::Schema::Get(),
-                                 live.type);
+    auto r = fieldmanager::Apply(json(nullptr), *applied, o,
+                                 api::Schema::Builtin(), live.type);
     if (r.ok()) fuzz::RunCreatePipeline(res, std::move(r->object));
   }
   return 0;

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!patch) return 0;  // the registry answers 400 before patching
   const fuzz::Live& live = fuzz::LiveObject(in.resource);
   Result<nlohmann::json> patched = patch::ApplyStrategicMergePatch(
-      live.object, *patch, api::Schema::Get(), live.type);
+      live.object, *patch, api::Schema::Builtin(), live.type);
   if (patched.ok()) {
     fuzz::RunUpdatePipeline(*live.resource, live.object,
                             std::move(patched).value(), /*track_fields=*/true);

@@ -65,7 +65,7 @@ void EncodeAndServe(const api::ResourceInfo& res, const json& obj) {
 
 Result<json> TrackFields(const api::ResourceInfo& res, const json& old,
                          json obj) {
-  const api::Schema& schema = api::Schema::Get();
+  const api::Schema& schema = api::Schema::Builtin();
   const api::Type* root = schema.Find(res.schema_type);
   if (!root) return obj;
   fieldmanager::ManagerInfo m;
@@ -79,15 +79,17 @@ Result<json> TrackFields(const api::ResourceInfo& res, const json& old,
 }
 
 bool PassesDecodeChecks(const api::ResourceInfo& res, const json& obj) {
-  const api::Type* type = api::Schema::Get().Find(res.schema_type);
+  const api::Type* type = res.type;
   if (!type) return true;
   std::vector<std::string> warnings;
   // Warn mode looks at every unknown field, then Strict turns them into
   // an error; run both as the two kubectl modes do.
-  if (!api::CheckBody(obj, *type, res.kind, res.version, "Warn", &warnings)
+  if (!api::CheckBody(obj, *type, res.kind, res.version, "Warn", &warnings,
+                      *res.schema)
            .ok())
     return false;
-  return api::CheckBody(obj, *type, res.kind, res.version, "Strict", &warnings)
+  return api::CheckBody(obj, *type, res.kind, res.version, "Strict", &warnings,
+                        *res.schema)
       .ok();
 }
 
@@ -122,8 +124,9 @@ const Live& LiveObject(std::string_view plural) {
       json obj = json::parse(t.json);
       const api::ResourceInfo* res = ResourceFor(obj);
       if (!res) std::abort();  // the embedded objects are ours: fix them
-      out.emplace(t.resource,
-                  Live{res, api::Schema::Get().Find(res->schema_type), obj});
+      out.emplace(
+          t.resource,
+          Live{res, api::Schema::Builtin().Find(res->schema_type), obj});
     }
     return out;
   }();
