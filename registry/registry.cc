@@ -167,10 +167,13 @@ std::unique_ptr<api::Catalog> BuiltinCatalog() {
   return std::move(loaded).value();
 }
 
-// The schema of res's types. A catalog loader always sets it; resources a
-// test builds by hand name built-in types.
+// The schema of res's types and its root type. A catalog loader always
+// sets both; resources a test builds by hand name built-in types.
 const api::Schema& SchemaOf(const api::ResourceInfo& res) {
   return res.schema != nullptr ? *res.schema : api::Schema::Builtin();
+}
+const api::Type* TypeOf(const api::ResourceInfo& res) {
+  return res.type != nullptr ? res.type : SchemaOf(res).Find(res.schema_type);
 }
 
 }  // namespace
@@ -363,7 +366,7 @@ Status Registry::ValidateFields(const api::ResourceInfo& res, json& obj,
   // nests deeper than a request body may: every reader walks it.
   KMOCK_RETURN_IF_ERROR(patch::CheckDepth(obj, "the object"));
   const api::Schema& schema = SchemaOf(res);
-  const api::Type* type = schema.Find(res.schema_type);
+  const api::Type* type = TypeOf(res);
   if (!type) return Status::Ok();
   const char* mode =
       opts.field_validation == FieldValidation::kStrict   ? "Strict"
@@ -414,7 +417,7 @@ Result<json> Registry::TrackFields(const api::ResourceInfo& res,
                                    const json& old, json obj,
                                    const WriteOptions& opts) {
   const api::Schema& schema = SchemaOf(res);
-  const api::Type* root = schema.Find(res.schema_type);
+  const api::Type* root = TypeOf(res);
   if (!root) return obj;
   fieldmanager::ManagerInfo m;
   m.manager = opts.field_manager.empty() ? "unknown" : opts.field_manager;
@@ -431,7 +434,7 @@ Result<fieldmanager::ApplyResult> Registry::ApplyConfiguration(
     const api::ResourceInfo& res, std::string_view subresource,
     const json& live, const json& config, const WriteOptions& opts) {
   const api::Schema& schema = SchemaOf(res);
-  const api::Type* root = schema.Find(res.schema_type);
+  const api::Type* root = TypeOf(res);
   if (!root) return Internal("no schema for " + res.kind);
   fieldmanager::ApplyOptions ao;
   ao.manager = opts.field_manager;
@@ -740,7 +743,7 @@ Result<WriteResult> Registry::Patch(const api::ResourceInfo& res,
         });
   }
   const std::string key = ObjectKey(res, ns, name);
-  const api::Type* root = schema.Find(res.schema_type);
+  const api::Type* root = TypeOf(res);
   return ReadModifyWrite<WriteResult>(
       storage_, res, name, key,
       [&](const store::KeyValue* cur, bool* retry) -> Result<WriteResult> {

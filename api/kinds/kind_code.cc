@@ -151,20 +151,29 @@ std::map<std::string, KindCode, std::less<>> Build() {
   t["componentStatus"].virtual_items = kinds::ComponentStatuses;
   t["flowSchema"].table_row_less = kinds::FlowSchemaPrecedenceLess;
   // The versions served before v1 share its stored objects.
-  for (const char* version : {"v1beta3", "v1beta2"}) {
-    const std::string api_version =
-        std::string("flowcontrol.apiserver.k8s.io/") + version;
-    auto from_storage = [api_version](const json& stored) {
+  struct OlderVersion {
+    const char* api_version;
+    const char* flow_schemas;
+    const char* priority_levels;
+  };
+  for (const OlderVersion& v :
+       {OlderVersion{"flowcontrol.apiserver.k8s.io/v1beta3",
+                     "flowSchemaV1beta3", "priorityLevelV1beta3"},
+        OlderVersion{"flowcontrol.apiserver.k8s.io/v1beta2",
+                     "flowSchemaV1beta2", "priorityLevelV1beta2"}}) {
+    auto from_storage = [api_version =
+                             std::string(v.api_version)](const json& stored) {
       return kinds::FlowcontrolFromStorage(stored, api_version);
     };
-    KindCode& schemas = t[std::string("flowSchemaV") + (version + 1)];
+    KindCode& schemas = t[v.flow_schemas];
     schemas.table_row_less = kinds::FlowSchemaPrecedenceLess;
     schemas.from_storage = from_storage;
     schemas.to_storage = kinds::FlowcontrolToStorage;
-    KindCode& levels = t[std::string("priorityLevelV") + (version + 1)];
+    KindCode& levels = t[v.priority_levels];
     levels.from_storage = from_storage;
     levels.to_storage = kinds::FlowcontrolToStorage;
   }
+  // v1beta2 also names a limited level's share differently.
   t["priorityLevelV1beta2"].from_storage =
       kinds::PriorityLevelV1beta2FromStorage;
   t["priorityLevelV1beta2"].to_storage = kinds::PriorityLevelV1beta2ToStorage;
