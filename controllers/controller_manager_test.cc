@@ -218,8 +218,8 @@ TEST_F(ControllerManagerTest, PodRunsThenDeletesWithoutARecord) {
   EXPECT_TRUE(killing);
 }
 
-// A deleted mirror pod is made again by its node's kubelet at once (the
-// fake clock stands still): same name, labels, annotations, spec and Node
+// A deleted mirror pod is made again by its node's kubelet on its next
+// sync of the static pod: same name, labels, annotations, spec and Node
 // owner, a new uid; the static pod's containers never stopped, so the new
 // object reports the same ones and nothing is killed. Both a graceful
 // delete and a forced one (grace period 0).
@@ -243,6 +243,9 @@ TEST_F(ControllerManagerTest,
     json pod = WaitForPod(
         name,
         [&](const json& p) {
+          // A graceful delete waits for the kubelet's next sync (a tenth
+          // of a second): the fake clock moves on while we look.
+          if (!grace) clock_.Advance(milliseconds(20));
           return p["metadata"]["uid"] != old_uid &&
                  p["status"].value("phase", "") == "Running";
         },

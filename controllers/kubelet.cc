@@ -29,6 +29,12 @@ constexpr int64_t kPullSpreadMs = 3000;
 constexpr int64_t kFirstPid = 1200;
 
 constexpr char kMirrorAnnotation[] = "kubernetes.io/config.mirror";
+// How long a kubelet takes to act on a mirror pod marked for deletion: its
+// watch and the static pod's next sync. Acting at once raced kubectl
+// delete's wait, whose list could already show the new mirror pod while
+// the old one's DELETED event came before its watch.
+constexpr auto kMirrorSyncDelay = std::chrono::milliseconds(100);
+constexpr char kMirrorRemoval[] = "mirror-removal";
 
 bool IsMirrorPod(const json& pod) {
   return ObjectAt(ObjectAt(pod, "metadata"), "annotations")
@@ -375,10 +381,20 @@ Status Kubelets::Sync(const std::string& key) {
   }
   if (mirror && deleting) {
     // Deleting a mirror pod stops nothing: the kubelet removes the object
-    // at once and makes it again when it sees it gone.
+    // on its next sync of the static pod and makes it again when it sees
+    // it gone.
+    const TimePoint now = clock_->Now();
+    if (entry.pending_stage != kMirrorRemoval) {
+      entry.pending_stage = kMirrorRemoval;
+      entry.due = now + kMirrorSyncDelay;
+    }
     {
       std::lock_guard<std::mutex> l(mu_);
       entries_[key] = entry;
+    }
+    if (now < entry.due) {
+      queue_.AddAfter(key, entry.due - now);
+      return Status::Ok();
     }
     return DeletePod(*pod, node);
   }
