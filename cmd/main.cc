@@ -212,6 +212,7 @@ int Serve(const cmd::ServeOptions& o) {
   sv.max_request_body_bytes = size_t(o.max_request_bytes);
   sv.kubernetes_version = o.kubernetes_version;
   sv.verbose = o.verbose;
+  sv.containers = manager.containers();
   server::ApiServer api(sv, &registry, &clock, &rng);
   end_phase("registry");
 

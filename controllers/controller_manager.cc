@@ -3,7 +3,6 @@
 #include <thread>
 
 #include "common/json_view.h"
-#include "controllers/images.h"
 #include "controllers/lifecycle/stage.h"
 #include "controllers/replicaset_controller.h"
 #include "controllers/system_pods.h"
@@ -80,6 +79,7 @@ Status ControllerManager::Start() {
   KMOCK_ASSIGN_OR_RETURN(
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
                                   nodes_.get(), std::move(configs), ko));
+  containers_.kubelets.store(kubelets_.get());
   if (options_.heartbeats) {
     heartbeats_ = std::make_unique<NodeHeartbeats>(registry_, clock_, res_,
                                                    names, options_.heartbeat);

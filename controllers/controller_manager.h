@@ -118,6 +118,9 @@ class ControllerManager {
   const ClusterSpec& cluster() const { return cluster_; }
   // Null before Start.
   Kubelets* kubelets() { return kubelets_.get(); }
+  // The kubelets' containers, for the API server; valid from construction
+  // (finds nothing before Start).
+  const sim::ContainerDirectory* containers() const { return &containers_; }
   Scheduler* scheduler() { return scheduler_.get(); }
   Informer* pod_informer() { return pods_.get(); }
   Informer* node_informer() { return nodes_.get(); }
@@ -147,6 +150,22 @@ class ControllerManager {
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::atomic<bool> started_{false};
   std::atomic<bool> serving_{false};
+
+  // Hands the server's lookups to the kubelets once they exist.
+  class ContainerLookup : public sim::ContainerDirectory {
+   public:
+    std::shared_ptr<sim::Container> Find(const std::string& ns,
+                                         const std::string& pod,
+                                         const std::string& pod_uid,
+                                         const std::string& container,
+                                         bool previous) const override {
+      Kubelets* k = kubelets.load();
+      return k == nullptr ? nullptr
+                          : k->Find(ns, pod, pod_uid, container, previous);
+    }
+    std::atomic<Kubelets*> kubelets{nullptr};
+  };
+  ContainerLookup containers_;
 };
 
 }  // namespace kmock::controllers

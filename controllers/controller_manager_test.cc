@@ -465,6 +465,139 @@ TEST_F(ControllerManagerTest, PacedStagesWaitForTheFakeClock) {
   EXPECT_TRUE(found);
 }
 
+json BusyboxSpec(std::vector<std::string> command,
+                 const std::string& restart = "Always") {
+  return {
+      {"restartPolicy", restart},
+      {"containers",
+       json::array(
+           {{{"name", "c1"}, {"image", "busybox"}, {"command", command}}})}};
+}
+
+std::string WaitingReason(const json& pod) {
+  for (const auto& cs : pod["status"].value("containerStatuses", json::array()))
+    return cs["state"].value("waiting", json::object()).value("reason", "");
+  return "";
+}
+
+// The kubelet's crash back-off on the injected clock: the first restart
+// at its next sync (1 s), then CrashLoopBackOff for 10 s, then 20 s; the
+// previous instance's log stays readable.
+TEST_F(ControllerManagerTest, CrashingContainerRestartsWithTheBackOff) {
+  StartCluster();
+  CreatePod("crash", BusyboxSpec({"sh", "-c", "echo dying; exit 1"}));
+  json pod = WaitForPod("crash", [](const json& p) {
+    const json& cs = p["status"].value("containerStatuses", json::array());
+    return !cs.empty() && cs[0]["state"].contains("terminated");
+  });
+  EXPECT_EQ(
+      pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+      1);
+  EXPECT_EQ(pod["status"]["phase"], "Running");  // restartPolicy Always
+  clock_.Advance(std::chrono::seconds(1));
+  WaitForPod("crash", [](const json& p) {
+    return p["status"]["containerStatuses"][0].value("restartCount", 0) == 1;
+  });
+  clock_.Advance(std::chrono::seconds(1));
+  pod = WaitForPod("crash", [](const json& p) {
+    return WaitingReason(p) == "CrashLoopBackOff";
+  });
+  const json& cs = pod["status"]["containerStatuses"][0];
+  EXPECT_EQ(cs["state"]["waiting"]["message"],
+            "back-off 10s restarting failed container=c1 pod=crash_default(" +
+                pod["metadata"].value("uid", "") + ")");
+  EXPECT_EQ(cs["lastState"]["terminated"]["reason"], "Error");
+  std::string uid = pod["metadata"].value("uid", "");
+  auto last = cm_->kubelets()->Find("default", "crash", uid, "c1", true);
+  ASSERT_NE(last, nullptr);
+  ASSERT_EQ(last->Log().lines.size(), 1u);
+  EXPECT_EQ(last->Log().lines[0].text, "dying\n");
+  // The back-off counts from the crash, one sync (1 s) before.
+  clock_.Advance(std::chrono::seconds(8));
+  std::this_thread::sleep_for(milliseconds(100));
+  auto p = registry_->Get(*res_.pods, "default", "crash");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["containerStatuses"][0]["restartCount"], 1);
+  clock_.Advance(std::chrono::seconds(1));
+  WaitForPod("crash", [](const json& p) {
+    return p["status"]["containerStatuses"][0].value("restartCount", 0) == 2;
+  });
+  clock_.Advance(std::chrono::seconds(1));
+  pod = WaitForPod("crash", [](const json& p) {
+    return WaitingReason(p) == "CrashLoopBackOff";
+  });
+  EXPECT_EQ(pod["status"]["containerStatuses"][0]["state"]["waiting"]["message"]
+                .get<std::string>()
+                .substr(0, 12),
+            "back-off 20s");
+  int backoffs = 0;
+  for (const auto& e : EventsFor("crash")) {
+    if (e["reason"] == "BackOff") {
+      ++backoffs;
+      EXPECT_EQ(e["type"], "Warning");
+    }
+  }
+  EXPECT_GE(backoffs, 1);
+}
+
+// A program that ends: restartPolicy Never leaves the pod Succeeded after
+// the program's own time on the clock.
+TEST_F(ControllerManagerTest, NeverPodRunsItsSleepThenSucceeds) {
+  StartCluster();
+  CreatePod("once", BusyboxSpec({"sh", "-c", "sleep 30; echo done"}, "Never"));
+  WaitForPod("once", [](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+  clock_.Advance(std::chrono::seconds(29));
+  std::this_thread::sleep_for(milliseconds(100));
+  auto p = registry_->Get(*res_.pods, "default", "once");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)["status"]["phase"], "Running");
+  clock_.Advance(std::chrono::seconds(1));
+  json pod = WaitForPod("once", [](const json& p) {
+    return p["status"].value("phase", "") == "Succeeded";
+  });
+  const json& t = pod["status"]["containerStatuses"][0]["state"]["terminated"];
+  EXPECT_EQ(t["reason"], "Completed");
+  EXPECT_EQ(t["exitCode"], 0);
+  auto c = cm_->kubelets()->Find("default", "once",
+                                 pod["metadata"].value("uid", ""), "c1", false);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->Log().lines.back().text, "done\n");
+}
+
+// A tag the registry does not hold: ErrImagePull, ImagePullBackOff after
+// the next sync, and a new pull once the 10 s back-off is over.
+TEST_F(ControllerManagerTest, MissingImageTagBacksOffPulling) {
+  StartCluster();
+  CreatePod(
+      "bad",
+      {{"containers",
+        json::array({{{"name", "c1"}, {"image", "nginx:doesnotexist"}}})}});
+  WaitForPod("bad",
+             [](const json& p) { return WaitingReason(p) == "ErrImagePull"; });
+  clock_.Advance(std::chrono::seconds(1));
+  WaitForPod("bad", [](const json& p) {
+    return WaitingReason(p) == "ImagePullBackOff";
+  });
+  auto pulls = [&] {
+    int n = 0;
+    for (const auto& e : EventsFor("bad"))
+      if (e["reason"] == "Pulling") n += e.value("count", 1);
+    return n;
+  };
+  EXPECT_EQ(pulls(), 1);
+  clock_.Advance(std::chrono::seconds(9));
+  WaitForPod("bad", [](const json& p) {
+    return WaitingReason(p) == "ErrImagePull" ||
+           WaitingReason(p) == "ImagePullBackOff";
+  });
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (pulls() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(pulls(), 2);
+}
+
 TEST_F(ControllerManagerTest, PacedClusterIsReadyWithoutWaiting) {
   // Every step of a learner's pod takes a minute, but the control plane was
   // already running when the cluster came up: ready at once, the fake clock

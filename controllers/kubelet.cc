@@ -1,9 +1,11 @@
 #include "controllers/kubelet.h"
 
 #include "common/json_view.h"
-#include "controllers/images.h"
+#include "controllers/lifecycle/container_setup.h"
 #include "controllers/lifecycle/engine.h"
 #include "controllers/scheduler.h"
+#include "sim/image_catalog.h"
+#include "sim/image_names.h"
 
 namespace kmock::controllers {
 
@@ -13,6 +15,10 @@ using lifecycle::Action;
 using lifecycle::ContainerRuntime;
 using lifecycle::PodRuntime;
 using lifecycle::Step;
+using sim::DefaultPullPolicy;
+using sim::ImageId;
+using sim::ImageSizeBytes;
+using sim::NormalizeImage;
 
 std::string NodeNameOf(const json& pod) {
   return ObjectAt(pod, "spec").value("nodeName", "");
@@ -144,6 +150,10 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
   PodRuntime rt;
   rt.host_ip = agent->config.internal_ip;
   const json& spec = ObjectAt(pod, "spec");
+  const json& md = ObjectAt(pod, "metadata");
+  rt.pod_ref = md.value("name", "") + "_" + md.value("namespace", "") + "(" +
+               md.value("uid", "") + ")";
+  const std::string pod_policy = spec.value("restartPolicy", "Always");
   const json& status = ObjectAt(pod, "status");
   // A pod already running (after a restart of kubemock): adopt it.
   bool adopt =
@@ -168,6 +178,22 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
       cr.pull_ms =
           kMinPullMs + static_cast<int64_t>(rng_->Uniform(kPullSpreadMs));
       cr.container_id = "containerd://" + rng_->Hex(64);
+      if (init) {
+        cr.sidecar = c.value("restartPolicy", "") == "Always";
+        cr.restart_policy = cr.sidecar              ? "Always"
+                            : pod_policy == "Never" ? "Never"
+                                                    : "OnFailure";
+      } else {
+        cr.restart_policy = pod_policy;
+      }
+      sim::PullCheck pull = sim::ImageCatalog::Builtin().CheckPull(cr.image);
+      if (pull.result == sim::PullResult::kInvalidName) {
+        cr.pull_reason = "InvalidImageName";
+        cr.pull_error = pull.message;
+      } else if (pull.result != sim::PullResult::kOk) {
+        cr.pull_reason = "ErrImagePull";
+        cr.pull_error = pull.message;
+      }
       {
         std::lock_guard<std::mutex> l(mu_);
         cr.image_present = agent->images.count(cr.image_ref) > 0;
@@ -411,9 +437,16 @@ Status Kubelets::Sync(const std::string& key) {
                                          : options_.stages;
   Status result = Status::Ok();
   bool deleted = false;
+  // A container's program ended since the status was last written.
+  bool dirty = false;
+  std::optional<TimePoint> wake;
   // The view a step ended with, when it looked ahead: the next step's.
   std::optional<lifecycle::View> next_view;
   for (int guard = 0; guard < 64; ++guard) {
+    if (AdvanceContainers(pod, node, &entry.rt, clock_->Now(), &wake)) {
+      dirty = true;
+      next_view.reset();
+    }
     lifecycle::View view = next_view ? std::move(*next_view)
                                      : lifecycle::BuildView(*pod, entry.rt);
     next_view.reset();
@@ -421,7 +454,7 @@ Status Kubelets::Sync(const std::string& key) {
     if (stage == nullptr) break;
     TimePoint now = clock_->Now();
     if (entry.pending_stage != stage->name) {
-      auto delay = lifecycle::StageDelay(*stage, rng_);
+      auto delay = lifecycle::StageDelay(*stage, view, rng_);
       entry.pending_stage = stage->name;
       entry.due = now + delay;
       if (stage->action == Action::kImagePulled && delay.count() > 0) {
@@ -452,8 +485,21 @@ Status Kubelets::Sync(const std::string& key) {
         entry.rt.pod_ip = *ip;
       }
     }
+    if (stage->action == Action::kStartContainer) {
+      int cur = entry.rt.CurrentContainer();
+      if (cur >= 0 && entry.rt.containers[cur].step == Step::kCreated) {
+        lifecycle::StartContainerProcess(pod, &entry.rt.containers[cur],
+                                         &entry.rt, node, now, ObjectsOf(*pod));
+      }
+    }
     auto events = lifecycle::Apply(stage->action, &entry.rt, now);
     for (auto& c : entry.rt.containers) {
+      if (c.step == Step::kWaiting && c.sim) {
+        c.previous = std::move(c.sim);  // restarted: the instance before
+        c.sim.reset();
+      }
+      if (c.container_id.empty())
+        c.container_id = "containerd://" + rng_->Hex(64);
       if (c.step == Step::kRunning && c.pid == 0) c.pid = NextPid(agent);
       if (c.step != Step::kWaiting && c.step != Step::kPulling) {
         std::lock_guard<std::mutex> l(mu_);
@@ -481,15 +527,23 @@ Status Kubelets::Sync(const std::string& key) {
       next_view = lifecycle::BuildView(*pod, entry.rt);
       const lifecycle::Stage* next = lifecycle::MatchStage(stages, *next_view);
       report = next == nullptr || next->delay.count() > 0 ||
-               next->action == Action::kDelete;
+               !next->delay_from.empty() || next->action == Action::kDelete;
     }
+    dirty = true;
     if (report) {
       Status st = WriteStatus(*pod, entry.rt);
       if (!st.ok()) {
         result = st;
         break;
       }
+      dirty = false;
     }
+  }
+  if (dirty && !deleted && result.ok()) result = WriteStatus(*pod, entry.rt);
+  if (wake && !deleted) {
+    TimePoint now = clock_->Now();
+    queue_.AddAfter(key,
+                    *wake > now ? *wake - now : std::chrono::nanoseconds(0));
   }
   if (deleted) {
     Forget(key);
@@ -498,6 +552,79 @@ Status Kubelets::Sync(const std::string& key) {
     entries_[key] = entry;
   }
   return result;
+}
+
+lifecycle::ObjectSource Kubelets::ObjectsOf(const json& pod) const {
+  std::string ns = ObjectAt(pod, "metadata").value("namespace", "");
+  return [this, ns](const std::string& plural,
+                    const std::string& name) -> std::optional<json> {
+    const api::ResourceInfo* r =
+        plural == "secrets" ? res_.secrets : res_.configmaps;
+    if (r == nullptr) return std::nullopt;
+    auto obj = registry_->Get(*r, ns, name);
+    if (!obj.ok()) return std::nullopt;
+    return std::move(obj).value();
+  };
+}
+
+bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
+                                 PodRuntime* rt, TimePoint now,
+                                 std::optional<TimePoint>* wake) {
+  if (rt->killed) return false;
+  bool ended = false;
+  for (auto& c : rt->containers) {
+    if (c.step != Step::kRunning) continue;
+    if (!c.sim) {
+      // Adopted after kubemock restarted: its program starts again.
+      lifecycle::StartContainerProcess(pod, &c, rt, node, now, ObjectsOf(*pod));
+    }
+    c.sim->Advance(now);
+    switch (c.sim->state()) {
+      case sim::Process::State::kStartError:
+        c.step = Step::kTerminated;
+        c.exit_code = 128;
+        c.reason = "StartError";
+        c.message = c.sim->error();
+        c.finished_at = now;
+        c.ready = false;
+        ended = true;
+        break;
+      case sim::Process::State::kExited:
+        c.step = Step::kTerminated;
+        c.exit_code = c.sim->exit_code();
+        c.reason = c.exit_code == 0 ? "Completed" : "Error";
+        c.finished_at = std::min(c.sim->exited_at(), now);
+        if (c.finished_at < c.started_at) c.finished_at = c.started_at;
+        c.ready = false;
+        ended = true;
+        break;
+      case sim::Process::State::kSleeping:
+        if (!*wake || c.sim->wake() < **wake) *wake = c.sim->wake();
+        break;
+      default:
+        break;
+    }
+  }
+  return ended;
+}
+
+std::shared_ptr<sim::Container> Kubelets::Find(const std::string& ns,
+                                               const std::string& pod,
+                                               const std::string& pod_uid,
+                                               const std::string& container,
+                                               bool previous) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = entries_.find(ns + "/" + pod);
+  if (it == entries_.end() || it->second.uid != pod_uid) return nullptr;
+  for (const auto& c : it->second.rt.containers) {
+    if (c.name != container) continue;
+    // In CrashLoopBackOff the instance that ended is still the latest one
+    // (lastState shows it); between a restart and the new start, the
+    // latest is the one before.
+    if (previous) return c.step == Step::kBackOff ? c.sim : c.previous;
+    return c.sim ? c.sim : c.previous;
+  }
+  return nullptr;
 }
 
 std::optional<int64_t> Kubelets::ContainerPid(

@@ -32,6 +32,7 @@
 #include "controllers/event_recorder.h"
 #include "controllers/informer.h"
 #include "controllers/ip_allocator.h"
+#include "controllers/lifecycle/container_setup.h"
 #include "controllers/lifecycle/runtime.h"
 #include "controllers/lifecycle/stage.h"
 #include "controllers/resources_lookup.h"
@@ -75,14 +76,14 @@ struct KubeletOptions {
   EventSink* event_sink = nullptr;
 };
 
-class Kubelets {
+class Kubelets : public sim::ContainerDirectory {
  public:
   // REQUIRES: pods has the kPodsByNodeIndex index; informers not started.
   static Result<std::unique_ptr<Kubelets>> Create(
       registry::Registry* registry, const Clock* clock, Rng* rng,
       CoreResources res, Informer* pods, Informer* nodes,
       std::vector<KubeletNodeConfig> nodes_config, KubeletOptions options);
-  ~Kubelets();
+  ~Kubelets() override;
 
   void Start();
   void Stop();
@@ -97,6 +98,12 @@ class Kubelets {
   // The kubelet's record of a pod, if it runs it.
   std::optional<lifecycle::PodRuntime> Runtime(const std::string& ns,
                                                const std::string& pod) const;
+
+  std::shared_ptr<sim::Container> Find(const std::string& ns,
+                                       const std::string& pod,
+                                       const std::string& pod_uid,
+                                       const std::string& container,
+                                       bool previous) const override;
 
  private:
   struct Agent {
@@ -138,6 +145,14 @@ class Kubelets {
   // Creates the static pod `key` again if it is one and its node is there.
   Status RecreateStaticPod(const std::string& key);
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
+  // Runs the programs of the running containers up to now: those that
+  // exit are Terminated. Returns whether any did; *wake is the earliest
+  // moment a sleeping program runs again (unchanged if none).
+  // Reads the ConfigMaps and Secrets of the pod's namespace.
+  lifecycle::ObjectSource ObjectsOf(const json& pod) const;
+  bool AdvanceContainers(const ObjectPtr& pod, const std::string& node,
+                         lifecycle::PodRuntime* rt, TimePoint now,
+                         std::optional<TimePoint>* wake);
   Status DeletePod(const json& pod, const std::string& node);
   int64_t NextPid(Agent* agent);
 

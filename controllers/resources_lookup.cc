@@ -28,6 +28,7 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.replicasets = cat.Find("apps", "v1", "replicasets");
   r.serviceaccounts = cat.Find("", "v1", "serviceaccounts");
   r.configmaps = cat.Find("", "v1", "configmaps");
+  r.secrets = cat.Find("", "v1", "secrets");
   r.endpoints = cat.Find("", "v1", "endpoints");
   r.endpointslices = cat.Find("discovery.k8s.io", "v1", "endpointslices");
   r.priorityclasses = cat.Find("scheduling.k8s.io", "v1", "priorityclasses");

@@ -24,6 +24,7 @@ struct CoreResources {
   // v1; null while not served (their publishers then do not run).
   const api::ResourceInfo* serviceaccounts = nullptr;
   const api::ResourceInfo* configmaps = nullptr;
+  const api::ResourceInfo* secrets = nullptr;
   // v1 endpoints and discovery.k8s.io/v1 endpointslices; null while not
   // served (the endpoints controller then does not run).
   const api::ResourceInfo* endpoints = nullptr;

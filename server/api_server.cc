@@ -205,6 +205,7 @@ class ApiServer::Impl {
     config.openapi = &openapi_;
     config.authn = &authn_;
     config.service_accounts = service_accounts_.get();
+    config.containers = options_.containers;
     config.ready = &ready_;
     config.max_request_body_bytes = options_.max_request_body_bytes;
     config.kubernetes_version = options_.kubernetes_version;

@@ -33,6 +33,7 @@
 #include "common/status.h"
 #include "registry/registry.h"
 #include "server/authn.h"
+#include "sim/container.h"
 
 namespace kmock::server {
 
@@ -83,6 +84,9 @@ struct ServerOptions {
   // The types of the built-in kinds, for the OpenAPI documents; null =
   // api::Schema::Builtin().
   const api::Schema* schema = nullptr;
+  // Where pods/log and pods/exec find the containers (the kubelets);
+  // null: containers print nothing and cannot be reached.
+  const sim::ContainerDirectory* containers = nullptr;
 };
 
 class ApiServer {

@@ -274,6 +274,7 @@ void Router::ServeResource(const httplib::Request& req, httplib::Response& res,
   ctx.streams = config_.streams;
   ctx.fanout = config_.fanout;
   ctx.service_accounts = config_.service_accounts;
+  ctx.containers = config_.containers;
   ctx.output = *output;
   ctx.body = &body;
   ctx.min_request_timeout = config_.min_request_timeout;

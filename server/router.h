@@ -23,6 +23,7 @@
 #include "server/request_info.h"
 #include "server/stream_tracker.h"
 #include "server/watch_fanout.h"
+#include "sim/container.h"
 
 namespace kmock::server {
 
@@ -37,6 +38,8 @@ struct RouterConfig {
   const Authenticator* authn = nullptr;
   // Null: no service account tokens (TokenRequest, TokenReview).
   const ServiceAccountTokens* service_accounts = nullptr;
+  // The kubelets' containers (logs, exec); null: none run.
+  const sim::ContainerDirectory* containers = nullptr;
   const std::atomic<bool>* ready = nullptr;
   size_t max_request_body_bytes = 3 * 1024 * 1024;
   std::string kubernetes_version;

@@ -1,5 +1,6 @@
 #include "controllers/lifecycle/engine.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -24,6 +25,36 @@ EventSpec Normal(const ContainerRuntime& c, std::string reason,
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
+EventSpec Warning(const ContainerRuntime& c, std::string reason,
+                  std::string message) {
+  return EventSpec{"Warning", std::move(reason), std::move(message),
+                   FieldPath(c)};
+}
+
+void Wait(ContainerRuntime* c, Step step, std::string reason,
+          std::string message) {
+  c->step = step;
+  c->waiting_reason = std::move(reason);
+  c->waiting_message = std::move(message);
+  c->ready = false;
+}
+
+// flowcontrol.Backoff.Next as the kubelet runs it: 10 s, doubling to
+// 5 min, starting over when the last failure is 10 min old.
+void NextBackoff(int64_t* ms, TimePoint* updated, TimePoint event,
+                 TimePoint now) {
+  bool expired = *ms == 0 || event - *updated >
+                                 2 * std::chrono::milliseconds(kBackoffMaxMs);
+  *ms = expired ? kBackoffInitialMs : std::min(*ms * 2, kBackoffMaxMs);
+  *updated = now;
+}
+
+int64_t RemainingMs(TimePoint from, int64_t ms, TimePoint now) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      from + std::chrono::milliseconds(ms) - now);
+  return std::max<int64_t>(0, left.count());
+}
+
 // The spec entry of a container by name, from containers or initContainers.
 const json* SpecContainer(const json& pod, const ContainerRuntime& c) {
   auto spec = pod.find("spec");
@@ -36,41 +67,62 @@ const json* SpecContainer(const json& pod, const ContainerRuntime& c) {
   return nullptr;
 }
 
+json Terminated(const std::string& container_id, int exit_code,
+                const std::string& reason, const std::string& message,
+                TimePoint started_at, TimePoint finished_at) {
+  json t = {{"exitCode", exit_code},
+            {"reason", reason},
+            {"finishedAt", FormatRfc3339(finished_at)}};
+  if (!container_id.empty()) t["containerID"] = container_id;
+  if (!message.empty()) t["message"] = message;
+  t["startedAt"] = FormatRfc3339(started_at);
+  return t;
+}
+
 json ContainerStatus(const json& pod, const ContainerRuntime& c,
                      bool init_pending) {
   json s = json::object();
   s["name"] = c.name;
   json state = json::object();
   bool created = c.step == Step::kCreated || c.step == Step::kRunning ||
-                 c.step == Step::kTerminated;
+                 c.step == Step::kTerminated || c.step == Step::kBackOff;
   switch (c.step) {
     case Step::kRunning:
       state["running"] = {{"startedAt", FormatRfc3339(c.started_at)}};
       break;
-    case Step::kTerminated: {
-      json t = {{"containerID", c.container_id},
-                {"exitCode", c.exit_code},
-                {"reason", c.reason},
-                {"finishedAt", FormatRfc3339(c.finished_at)}};
-      if (c.started_at != TimePoint{}) {
-        t["startedAt"] = FormatRfc3339(c.started_at);
+    case Step::kTerminated:
+      state["terminated"] = Terminated(c.container_id, c.exit_code, c.reason,
+                                       c.message, c.started_at, c.finished_at);
+      break;
+    default: {
+      json w = json::object();
+      if (!c.waiting_reason.empty()) {
+        w["reason"] = c.waiting_reason;
+        if (!c.waiting_message.empty()) w["message"] = c.waiting_message;
+      } else {
+        w["reason"] = (!c.init && init_pending) || c.init ? "PodInitializing"
+                                                          : "ContainerCreating";
       }
-      state["terminated"] = std::move(t);
+      state["waiting"] = std::move(w);
       break;
     }
-    default:
-      state["waiting"] = {{"reason", (!c.init && init_pending) || c.init
-                                         ? "PodInitializing"
-                                         : "ContainerCreating"}};
-      break;
   }
   s["state"] = std::move(state);
   s["lastState"] = json::object();
+  if (c.last) {
+    s["lastState"]["terminated"] =
+        Terminated(c.last->container_id, c.last->exit_code, c.last->reason,
+                   c.last->message, c.last->started_at, c.last->finished_at);
+  }
   s["ready"] = c.ready;
-  s["restartCount"] = 0;
-  s["image"] = created ? c.image_ref : c.image;
-  s["imageID"] = created ? c.image_id : "";
-  if (created) s["containerID"] = c.container_id;
+  s["restartCount"] = c.restart_count;
+  s["image"] = created || c.last ? c.image_ref : c.image;
+  s["imageID"] = created || c.last ? c.image_id : "";
+  if (c.step == Step::kBackOff && c.last) {
+    s["containerID"] = c.last->container_id;
+  } else if (created && !c.container_id.empty()) {
+    s["containerID"] = c.container_id;
+  }
   s["started"] = c.step == Step::kRunning;
   if (const json* sc = SpecContainer(pod, c)) {
     json mounts = json::array();
@@ -83,9 +135,46 @@ json ContainerStatus(const json& pod, const ContainerRuntime& c,
       }
       mounts.push_back(std::move(vm));
     }
-    if (!mounts.empty() && created) s["volumeMounts"] = std::move(mounts);
+    if (!mounts.empty() && (created || c.last))
+      s["volumeMounts"] = std::move(mounts);
   }
   return s;
+}
+
+// The pod's phase as the kubelet computes it from its containers.
+std::string PodPhase(const json& pod, const PodRuntime& rt) {
+  std::string policy = ObjectAt(pod, "spec").value("restartPolicy", "Always");
+  bool pending_init = false;
+  for (const auto& c : rt.containers) {
+    if (!c.init || c.sidecar) continue;
+    if (c.step == Step::kTerminated && c.exit_code == 0) continue;
+    if (c.step == Step::kTerminated && !c.WillRestart()) return "Failed";
+    pending_init = true;
+  }
+  if (pending_init) return "Pending";
+  int running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  for (const auto& c : rt.containers) {
+    if (c.init) continue;
+    if (c.step == Step::kRunning) {
+      ++running;
+    } else if (c.step == Step::kTerminated) {
+      ++stopped;
+      if (c.exit_code == 0) ++succeeded;
+    } else if (c.last) {
+      ++stopped;
+    } else {
+      ++waiting;
+    }
+  }
+  if (waiting > 0) return "Pending";
+  if (running > 0) return "Running";
+  if (stopped > 0) {
+    if (policy == "Always") return "Running";
+    if (stopped == succeeded) return "Succeeded";
+    if (policy == "Never") return "Failed";
+    return "Running";
+  }
+  return "Pending";
 }
 
 struct Cond {
@@ -142,6 +231,23 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       break;
     case Action::kPullImage:
       if (c == nullptr || c->step != Step::kWaiting) break;
+      if (c->pull_reason == "InvalidImageName") {
+        std::string msg = "Failed to apply default image tag " +
+                          Quoted(c->image) + ": " + c->pull_error;
+        events.push_back(Warning(*c, "InspectFailed", msg));
+        events.push_back(Warning(*c, "Failed", "Error: InvalidImageName"));
+        Wait(c, Step::kPullFailed, "InvalidImageName", msg);
+        break;
+      }
+      if (c->pull_policy == "Never" && !c->image_present) {
+        std::string msg = "Container image " + Quoted(c->image) +
+                          " is not present with pull policy of Never";
+        events.push_back(Warning(*c, "ErrImageNeverPull", msg));
+        events.push_back(Warning(*c, "Failed", "Error: ErrImageNeverPull"));
+        c->pull_reason = "ErrImageNeverPull";
+        Wait(c, Step::kPullFailed, "ErrImageNeverPull", msg);
+        break;
+      }
       if (c->image_present && c->pull_policy != "Always") {
         events.push_back(Normal(*c, "Pulled",
                                 "Container image " + Quoted(c->image) +
@@ -155,6 +261,15 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       break;
     case Action::kImagePulled: {
       if (c == nullptr || c->step != Step::kPulling) break;
+      if (!c->pull_error.empty()) {
+        events.push_back(Warning(
+            *c, "Failed",
+            "Failed to pull image " + Quoted(c->image) + ": " + c->pull_error));
+        events.push_back(Warning(*c, "Failed", "Error: ErrImagePull"));
+        Wait(c, Step::kPullFailed, "ErrImagePull", c->pull_error);
+        NextBackoff(&c->pull_backoff_ms, &c->pull_backoff_updated, now, now);
+        break;
+      }
       std::string d = GoDurationMs(c->pull_ms);
       events.push_back(Normal(*c, "Pulled",
                               "Successfully pulled image " + Quoted(c->image) +
@@ -172,10 +287,80 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       break;
     case Action::kStartContainer:
       if (c == nullptr || c->step != Step::kCreated) break;
+      c->waiting_reason.clear();
+      c->waiting_message.clear();
+      if (!c->start_error.empty()) {
+        events.push_back(Warning(*c, "Failed", "Error: " + c->start_error));
+        c->step = Step::kTerminated;
+        c->exit_code = 128;
+        c->reason = "StartError";
+        c->message = c->start_error;
+        c->started_at = TimePoint{};
+        c->finished_at = now;
+        break;
+      }
       events.push_back(Normal(*c, "Started", "Started container " + c->name));
       c->step = Step::kRunning;
       c->started_at = now;
+      if (!c->init && rt->ready) c->ready = true;  // no readiness probe
       break;
+    case Action::kPullBackOff:
+      if (c == nullptr || c->step != Step::kPullFailed) break;
+      events.push_back(
+          Normal(*c, "BackOff", "Back-off pulling image " + Quoted(c->image)));
+      events.push_back(Warning(*c, "Failed", "Error: ImagePullBackOff"));
+      Wait(c, Step::kPullBackOff, "ImagePullBackOff",
+           "Back-off pulling image " + Quoted(c->image) +
+               ": ErrImagePull: " + c->pull_error);
+      c->retry_in_ms =
+          RemainingMs(c->pull_backoff_updated, c->pull_backoff_ms, now);
+      break;
+    case Action::kRetryPull:
+      if (c == nullptr || c->step != Step::kPullBackOff) break;
+      c->step = Step::kWaiting;  // the waiting reason shows until the result
+      c->retry_in_ms = 0;
+      break;
+    case Action::kRestartContainer: {
+      if (c == nullptr ||
+          (c->step != Step::kTerminated && c->step != Step::kBackOff))
+        break;
+      if (c->step == Step::kTerminated) {
+        c->last = EndedInstance{c->exit_code,  c->reason,      c->message,
+                                c->started_at, c->finished_at, c->container_id};
+      }
+      TimePoint finished = c->last ? c->last->finished_at : now;
+      bool expired = c->backoff_ms == 0 ||
+                     finished - c->backoff_updated >
+                         2 * std::chrono::milliseconds(kBackoffMaxMs);
+      if (!expired &&
+          now - finished < std::chrono::milliseconds(c->backoff_ms)) {
+        std::string pod = rt->pod_ref;
+        events.push_back(Warning(*c, "BackOff",
+                                 "Back-off restarting failed container " +
+                                     c->name + " in pod " + pod));
+        Wait(c, Step::kBackOff, "CrashLoopBackOff",
+             "back-off " + GoDurationMs(c->backoff_ms) +
+                 " restarting failed container=" + c->name + " pod=" + pod);
+        c->retry_in_ms = RemainingMs(finished, c->backoff_ms, now);
+        break;
+      }
+      NextBackoff(&c->backoff_ms, &c->backoff_updated, finished, now);
+      ++c->restart_count;
+      c->step = Step::kWaiting;
+      c->waiting_reason.clear();
+      c->waiting_message.clear();
+      c->retry_in_ms = 0;
+      c->container_id.clear();  // the kubelet gives the new instance its own
+      c->pid = 0;
+      c->exit_code = 0;
+      c->reason.clear();
+      c->message.clear();
+      c->start_error.clear();
+      c->ready = false;
+      c->started_at = TimePoint{};
+      c->finished_at = TimePoint{};
+      break;
+    }
     case Action::kCompleteInit:
       if (c == nullptr || !c->init || c->step != Step::kRunning) break;
       c->step = Step::kTerminated;
@@ -199,6 +384,7 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
         x.reason = "Completed";
         x.finished_at = now;
         x.ready = false;
+        x.stopped = true;
       }
       rt->killed = true;
       break;
@@ -227,12 +413,13 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   std::string now_s = FormatRfc3339(now);
 
   std::vector<std::string> init_incomplete, unready;
-  bool any_running = false, all_succeeded = true;
+  bool all_succeeded = true;
   bool any_app = false;
   json init_statuses = json::array(), statuses = json::array();
   for (const auto& c : rt.containers) {
-    if (c.init && c.step != Step::kTerminated)
-      init_incomplete.push_back(c.name);
+    bool done = (c.step == Step::kTerminated && c.exit_code == 0) ||
+                (c.sidecar && c.step == Step::kRunning);
+    if (c.init && !done) init_incomplete.push_back(c.name);
   }
   for (const auto& c : rt.containers) {
     json cs = ContainerStatus(pod, c, !init_incomplete.empty());
@@ -243,13 +430,20 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
     any_app = true;
     statuses.push_back(std::move(cs));
     if (!c.ready) unready.push_back(c.name);
-    if (c.step == Step::kRunning) any_running = true;
     if (c.step != Step::kTerminated || c.exit_code != 0) all_succeeded = false;
   }
 
+  std::string phase;
+  if (rt.killed) {
+    phase = all_succeeded && any_app ? "Succeeded" : "Failed";
+  } else {
+    phase = PodPhase(pod, rt);
+  }
+  const bool terminal = phase == "Succeeded" || phase == "Failed";
   std::vector<Cond> conds;
-  conds.push_back(
-      {"PodReadyToStartContainers", rt.killed ? "False" : "True", "", ""});
+  conds.push_back({"PodReadyToStartContainers",
+                   rt.killed || (terminal && !rt.killed) ? "False" : "True", "",
+                   ""});
   if (init_incomplete.empty()) {
     conds.push_back({"Initialized", "True", "", ""});
   } else {
@@ -257,7 +451,10 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
         {"Initialized", "False", "ContainersNotInitialized",
          "containers with incomplete status: " + NameList(init_incomplete)});
   }
-  if (unready.empty() && any_app) {
+  if (terminal && !rt.killed) {
+    conds.push_back({"Ready", "False", "PodCompleted", ""});
+    conds.push_back({"ContainersReady", "False", "PodCompleted", ""});
+  } else if (unready.empty() && any_app) {
     conds.push_back({"Ready", "True", "", ""});
     conds.push_back({"ContainersReady", "True", "", ""});
   } else {
@@ -295,13 +492,7 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   }
   status["conditions"] = std::move(out_conds);
 
-  if (rt.killed) {
-    status["phase"] = all_succeeded && any_app ? "Succeeded" : "Failed";
-  } else if (init_incomplete.empty() && any_running) {
-    status["phase"] = "Running";
-  } else {
-    status["phase"] = "Pending";
-  }
+  status["phase"] = phase;
   if (!rt.host_ip.empty()) {
     status["hostIP"] = rt.host_ip;
     status["hostIPs"] = json::array({{{"ip", rt.host_ip}}});

@@ -107,7 +107,8 @@ TEST(StageTest, SelectorOperators) {
 }
 
 TEST(StageTest, DelayAndJitter) {
-  Stage s{"x", {}, std::chrono::milliseconds(1000), 0.2, Action::kMarkReady};
+  Stage s{"x", {}, std::chrono::milliseconds(1000), 0.2, Action::kMarkReady,
+          ""};
   EXPECT_EQ(StageDelay(s, nullptr).count(), 1000);
   Rng rng(3);
   bool varied = false;

@@ -8,8 +8,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kStepNames[] = {"Waiting", "Pulling", "Pulled",
-                                      "Created", "Running", "Terminated"};
+constexpr const char* kStepNames[] = {"Waiting",    "Pulling",     "Pulled",
+                                      "Created",    "Running",     "Terminated",
+                                      "PullFailed", "PullBackOff", "BackOff"};
+constexpr int kSteps = sizeof(kStepNames) / sizeof(kStepNames[0]);
 
 std::string TimeOrEmpty(TimePoint t) {
   return t == TimePoint{} ? "" : FormatRfc3339(t);
@@ -29,7 +31,7 @@ bool ReadTime(const json& j, const char* field, TimePoint* out) {
 const char* StepName(Step s) { return kStepNames[static_cast<int>(s)]; }
 
 bool ParseStep(const std::string& name, Step* out) {
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < kSteps; ++i) {
     if (name == kStepNames[i]) {
       *out = static_cast<Step>(i);
       return true;
@@ -38,15 +40,51 @@ bool ParseStep(const std::string& name, Step* out) {
   return false;
 }
 
+bool ContainerRuntime::WillRestart() const {
+  if (step != Step::kTerminated || stopped) return false;
+  // An init container that completed is done whatever the policy.
+  if (init && !sidecar) return restart_policy != "Never" && exit_code != 0;
+  if (restart_policy == "Always") return true;
+  return restart_policy == "OnFailure" && exit_code != 0;
+}
+
 int PodRuntime::CurrentContainer() const {
   for (size_t i = 0; i < containers.size(); ++i) {
     const auto& c = containers[i];
-    bool done = c.init
-                    ? c.step == Step::kTerminated
-                    : (c.step == Step::kRunning || c.step == Step::kTerminated);
-    if (!done) return static_cast<int>(i);
+    if (c.step == Step::kTerminated && !c.WillRestart()) {
+      // An init container that failed for good fails the pod: nothing
+      // after it starts.
+      if (c.init && !c.sidecar && c.exit_code != 0) return -1;
+      continue;
+    }
+    if (c.step == Step::kRunning && (!c.init || c.sidecar)) continue;
+    return static_cast<int>(i);
   }
   return -1;
+}
+
+bool PodRuntime::Finished() const {
+  bool any_app = false;
+  for (const auto& c : containers) {
+    if (c.init && !c.sidecar) {
+      if (c.step == Step::kTerminated && !c.WillRestart() && c.exit_code != 0)
+        return true;
+      continue;
+    }
+    if (c.sidecar) continue;
+    any_app = true;
+    if (c.step != Step::kTerminated || c.WillRestart()) return false;
+  }
+  return any_app;
+}
+
+bool PodRuntime::Succeeded() const {
+  if (!Finished()) return false;
+  for (const auto& c : containers) {
+    if (c.sidecar) continue;
+    if (c.step == Step::kTerminated && c.exit_code != 0) return false;
+  }
+  return true;
 }
 
 json ToJson(const PodRuntime& rt) {
@@ -58,6 +96,7 @@ json ToJson(const PodRuntime& rt) {
     j["startTime"] = FormatRfc3339(rt.start_time);
   if (rt.ready) j["ready"] = true;
   if (rt.killed) j["killed"] = true;
+  if (!rt.pod_ref.empty()) j["podRef"] = rt.pod_ref;
   j["containers"] = json::array();
   for (const auto& c : rt.containers) {
     json cj = {{"name", c.name},
@@ -80,8 +119,40 @@ json ToJson(const PodRuntime& rt) {
     if (c.step == Step::kTerminated) {
       cj["exitCode"] = c.exit_code;
       cj["reason"] = c.reason;
+      if (!c.message.empty()) cj["message"] = c.message;
+      if (c.WillRestart()) cj["restart"] = true;
     }
     if (c.ready) cj["ready"] = true;
+    if (c.restart_policy != "Always") cj["restartPolicy"] = c.restart_policy;
+    if (c.sidecar) cj["sidecar"] = true;
+    if (c.stopped) cj["stopped"] = true;
+    if (c.restart_count) cj["restartCount"] = c.restart_count;
+    if (c.last) {
+      cj["last"] = {{"exitCode", c.last->exit_code},
+                    {"reason", c.last->reason},
+                    {"startedAt", TimeOrEmpty(c.last->started_at)},
+                    {"finishedAt", TimeOrEmpty(c.last->finished_at)},
+                    {"containerID", c.last->container_id}};
+      if (!c.last->message.empty()) cj["last"]["message"] = c.last->message;
+    }
+    if (!c.waiting_reason.empty()) {
+      cj["waitingReason"] = c.waiting_reason;
+      cj["waitingMessage"] = c.waiting_message;
+    }
+    if (!c.pull_error.empty()) {
+      cj["pullReason"] = c.pull_reason;
+      cj["pullError"] = c.pull_error;
+    }
+    if (!c.start_error.empty()) cj["startError"] = c.start_error;
+    if (c.backoff_ms) {
+      cj["backoffMs"] = c.backoff_ms;
+      cj["backoffUpdated"] = FormatRfc3339(c.backoff_updated);
+    }
+    if (c.pull_backoff_ms) {
+      cj["pullBackoffMs"] = c.pull_backoff_ms;
+      cj["pullBackoffUpdated"] = FormatRfc3339(c.pull_backoff_updated);
+    }
+    if (c.retry_in_ms) cj["retryInMs"] = c.retry_in_ms;
     j["containers"].push_back(std::move(cj));
   }
   return j;
@@ -95,6 +166,7 @@ Result<PodRuntime> FromJson(const json& j) {
     rt.pod_ip = j.value("podIP", "");
     rt.ready = j.value("ready", false);
     rt.killed = j.value("killed", false);
+    rt.pod_ref = j.value("podRef", "");
     if (!ReadTime(j, "startTime", &rt.start_time)) {
       return Status(StatusCode::kInvalid, "bad startTime");
     }
@@ -122,6 +194,34 @@ Result<PodRuntime> FromJson(const json& j) {
       c.exit_code = cj.value("exitCode", 0);
       c.reason = cj.value("reason", "");
       c.ready = cj.value("ready", false);
+      c.message = cj.value("message", "");
+      c.restart_policy = cj.value("restartPolicy", "Always");
+      c.sidecar = cj.value("sidecar", false);
+      c.stopped = cj.value("stopped", false);
+      c.restart_count = cj.value("restartCount", 0);
+      if (cj.contains("last")) {
+        const json& l = cj["last"];
+        EndedInstance e;
+        e.exit_code = l.value("exitCode", 0);
+        e.reason = l.value("reason", "");
+        e.message = l.value("message", "");
+        e.container_id = l.value("containerID", "");
+        if (!ReadTime(l, "startedAt", &e.started_at) ||
+            !ReadTime(l, "finishedAt", &e.finished_at))
+          return Status(StatusCode::kInvalid, "bad last state time");
+        c.last = e;
+      }
+      c.waiting_reason = cj.value("waitingReason", "");
+      c.waiting_message = cj.value("waitingMessage", "");
+      c.pull_reason = cj.value("pullReason", "");
+      c.pull_error = cj.value("pullError", "");
+      c.start_error = cj.value("startError", "");
+      c.backoff_ms = cj.value("backoffMs", int64_t{0});
+      c.pull_backoff_ms = cj.value("pullBackoffMs", int64_t{0});
+      c.retry_in_ms = cj.value("retryInMs", int64_t{0});
+      if (!ReadTime(cj, "backoffUpdated", &c.backoff_updated) ||
+          !ReadTime(cj, "pullBackoffUpdated", &c.pull_backoff_updated))
+        return Status(StatusCode::kInvalid, "bad back-off time");
       rt.containers.push_back(std::move(c));
     }
   } catch (const json::exception& e) {

@@ -11,12 +11,16 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "sim/container.h"
 
 namespace kmock::controllers::lifecycle {
 
@@ -26,7 +30,20 @@ enum class Step {
   kPulled,
   kCreated,
   kRunning,
-  kTerminated
+  kTerminated,
+  kPullFailed,   // ErrImagePull, InvalidImageName, ErrImageNeverPull
+  kPullBackOff,  // ImagePullBackOff: waits retryInMs to pull again
+  kBackOff,      // CrashLoopBackOff: waits retryInMs to restart
+};
+
+// A container instance that ended, as lastState.terminated shows it.
+struct EndedInstance {
+  int exit_code = 0;
+  std::string reason;  // Completed, Error, StartError, OOMKilled
+  std::string message;
+  TimePoint started_at{};
+  TimePoint finished_at{};
+  std::string container_id;
 };
 
 const char* StepName(Step s);
@@ -49,9 +66,47 @@ struct ContainerRuntime {
   TimePoint started_at{};
   TimePoint finished_at{};
   int exit_code = 0;
-  std::string reason;  // terminated reason
+  std::string reason;   // terminated reason
+  std::string message;  // terminated message (StartError's)
   bool ready = false;
+
+  // Restarts: the policy that applies to this container (the pod's; an
+  // init container restarts only on failure, a sidecar always), how many
+  // times it was restarted, and the instance before.
+  std::string restart_policy = "Always";
+  bool sidecar = false;  // an init container with restartPolicy Always
+  bool stopped = false;  // stopped by the kubelet (the pod is deleted)
+  int restart_count = 0;
+  std::optional<EndedInstance> last;
+  // The waiting reason and message of kPullFailed, kPullBackOff, kBackOff.
+  std::string waiting_reason, waiting_message;
+  // The pull's outcome (sim::ImageCatalog::CheckPull), known in advance:
+  // pull_error empty = the pull succeeds. pull_retry: the failure is the
+  // registry's (retried with back-off), not a bad name or policy.
+  std::string pull_reason;  // ErrImagePull, InvalidImageName
+  std::string pull_error;
+  // A program that cannot start (set by the kubelet before kStartContainer).
+  std::string start_error;
+  // The kubelet's back-off per container: crash restarts and image pulls
+  // (10 s doubling to 5 min; forgotten after 10 min without failures).
+  int64_t backoff_ms = 0;
+  TimePoint backoff_updated{};
+  int64_t pull_backoff_ms = 0;
+  TimePoint pull_backoff_updated{};
+  // The wait of a pending kPullBackOff or kBackOff step.
+  int64_t retry_in_ms = 0;
+
+  // The running instance and the one before (kubectl logs --previous);
+  // not part of the JSON form.
+  std::shared_ptr<sim::Container> sim, previous;
+
+  // Whether an ended container is started again.
+  bool WillRestart() const;
 };
+
+// The kubelet's container back-off (flowcontrol.Backoff with 10 s, 5 min).
+constexpr int64_t kBackoffInitialMs = 10000;
+constexpr int64_t kBackoffMaxMs = 300000;
 
 struct PodRuntime {
   bool sandbox = false;
@@ -60,11 +115,21 @@ struct PodRuntime {
   TimePoint start_time{};
   bool ready = false;   // the ready stage has run
   bool killed = false;  // containers stopped after a delete
+  // "name_namespace(uid)", as the kubelet names the pod in messages.
+  std::string pod_ref;
+  // The pod's emptyDir volumes, shared by its containers (not in JSON).
+  std::map<std::string, std::shared_ptr<sim::Filesystem>> empty_dirs;
   std::vector<ContainerRuntime> containers;  // init containers first, in order
 
-  // Index of the container whose turn it is, or -1 when every init
-  // container has completed and every app container runs.
+  // Index of the container whose turn it is (to start, or to restart),
+  // or -1 when every init container has completed and every app
+  // container runs or has ended for good, or an init container failed
+  // for good.
   int CurrentContainer() const;
+  // Whether no container will run again: the pod has succeeded or failed.
+  bool Finished() const;
+  // Whether it finished with every container ending in success.
+  bool Succeeded() const;
 };
 
 nlohmann::json ToJson(const PodRuntime& rt);

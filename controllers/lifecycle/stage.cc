@@ -21,6 +21,9 @@ constexpr struct {
     {Action::kCreateContainer, "CreateContainer"},
     {Action::kStartContainer, "StartContainer"},
     {Action::kCompleteInit, "CompleteInit"},
+    {Action::kPullBackOff, "PullBackOff"},
+    {Action::kRetryPull, "RetryPull"},
+    {Action::kRestartContainer, "RestartContainer"},
     {Action::kMarkReady, "MarkReady"},
     {Action::kKill, "Kill"},
     {Action::kDelete, "Delete"},
@@ -141,6 +144,16 @@ std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng) {
   return std::chrono::milliseconds(std::max(0LL, base + offset));
 }
 
+std::chrono::milliseconds StageDelay(const Stage& s, const View& view,
+                                     Rng* rng) {
+  if (!s.delay_from.empty()) {
+    const json* v = Lookup(view, s.delay_from);
+    int64_t ms = v != nullptr && v->is_number_integer() ? v->get<int64_t>() : 0;
+    return std::chrono::milliseconds(std::max<int64_t>(0, ms));
+  }
+  return StageDelay(s, rng);
+}
+
 std::vector<Stage> DefaultStages(const StagePacing& p) {
   const std::string kNotDeleting = "pod.metadata.deletionTimestamp";
   std::vector<Stage> s = {
@@ -148,58 +161,91 @@ std::vector<Stage> DefaultStages(const StagePacing& p) {
        {Req("runtime.killed", "In", {"true"})},
        p.remove,
        0,
-       Action::kDelete},
+       Action::kDelete,
+       ""},
       {"pod-kill",
        {Req(kNotDeleting, "Exists"), Req("runtime.killed", "DoesNotExist")},
        p.kill,
        0,
-       Action::kKill},
+       Action::kKill,
+       ""},
       {"pod-sandbox",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("runtime.sandbox", "DoesNotExist")},
        p.sandbox,
        0,
-       Action::kCreateSandbox},
+       Action::kCreateSandbox,
+       ""},
       {"image-pull",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("container.step", "In", {"Waiting"})},
        std::chrono::milliseconds(0),
        0,
-       Action::kPullImage},
+       Action::kPullImage,
+       ""},
       {"image-pulled",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("container.step", "In", {"Pulling"})},
        p.pull,
        0,
-       Action::kImagePulled},
+       Action::kImagePulled,
+       ""},
       {"container-create",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("container.step", "In", {"Pulled"})},
        p.create,
        0,
-       Action::kCreateContainer},
+       Action::kCreateContainer,
+       ""},
       {"container-start",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("container.step", "In", {"Created"})},
        p.start,
        0,
-       Action::kStartContainer},
-      {"init-complete",
+       Action::kStartContainer,
+       ""},
+      {"image-pull-backoff",
        {Req(kNotDeleting, "DoesNotExist"),
-        Req("container.init", "In", {"true"}),
-        Req("container.step", "In", {"Running"})},
-       p.init_run,
+        Req("container.step", "In", {"PullFailed"}),
+        Req("container.pullReason", "In", {"ErrImagePull"})},
+       kResyncDelay,
        0,
-       Action::kCompleteInit},
+       Action::kPullBackOff,
+       ""},
+      {"image-pull-retry",
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"PullBackOff"})},
+       std::chrono::milliseconds(0),
+       0,
+       Action::kRetryPull,
+       "container.retryInMs"},
+      {"container-restart",
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Terminated"})},
+       kResyncDelay,
+       0,
+       Action::kRestartContainer,
+       ""},
+      {"container-backoff-over",
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"BackOff"})},
+       std::chrono::milliseconds(0),
+       0,
+       Action::kRestartContainer,
+       "container.retryInMs"},
       {"pod-ready",
        {Req(kNotDeleting, "DoesNotExist"),
         Req("runtime.sandbox", "In", {"true"}),
         Req("container", "DoesNotExist"), Req("runtime.ready", "DoesNotExist")},
        p.ready,
        0,
-       Action::kMarkReady},
+       Action::kMarkReady,
+       ""},
   };
-  for (auto& st : s) st.jitter = p.jitter;
+  for (auto& st : s) {
+    // Back-off waits are the kubelet's own, not the classroom's pace.
+    if (st.delay_from.empty() && st.delay != kResyncDelay) st.jitter = p.jitter;
+  }
   return s;
 }
 
@@ -230,6 +276,13 @@ Result<std::vector<Stage>> ParseStages(const json& j) {
                       where + ".delayMs: must be a non-negative integer");
       }
       s.delay = std::chrono::milliseconds(e["delayMs"].get<int64_t>());
+    }
+    if (e.contains("delayFrom")) {
+      if (!e["delayFrom"].is_string()) {
+        return Status(StatusCode::kInvalid,
+                      where + ".delayFrom: must be a path of the view");
+      }
+      s.delay_from = e["delayFrom"].get<std::string>();
     }
     if (e.contains("jitter")) {
       if (!e["jitter"].is_number() || e["jitter"].get<double>() < 0) {

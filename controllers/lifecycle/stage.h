@@ -26,15 +26,19 @@
 namespace kmock::controllers::lifecycle {
 
 enum class Action {
-  kCreateSandbox,    // IP, start time, PodReadyToStartContainers
-  kPullImage,        // Pulling (or "already present" and done)
-  kImagePulled,      // Pulled
-  kCreateContainer,  // Created
-  kStartContainer,   // Started, running
-  kCompleteInit,     // an init container exits 0 (Completed)
-  kMarkReady,        // containers ready; pod Ready
-  kKill,             // Killing; containers terminated
-  kDelete,           // the kubelet deletes the object (grace period 0)
+  kCreateSandbox,     // IP, start time, PodReadyToStartContainers
+  kPullImage,         // Pulling (or "already present" and done)
+  kImagePulled,       // Pulled
+  kCreateContainer,   // Created
+  kStartContainer,    // Started, running
+  kCompleteInit,      // an init container exits 0 (Completed)
+  kPullBackOff,       // a failed pull waits: ImagePullBackOff
+  kRetryPull,         // the pull back-off is over: pull again
+  kRestartContainer,  // an ended container restarts, or waits:
+                      // CrashLoopBackOff
+  kMarkReady,         // containers ready; pod Ready
+  kKill,              // Killing; containers terminated
+  kDelete,            // the kubelet deletes the object (grace period 0)
 };
 
 const char* ActionName(Action a);
@@ -52,6 +56,9 @@ struct Stage {
   std::chrono::milliseconds delay{0};
   double jitter = 0;  // fraction of delay
   Action action = Action::kCreateSandbox;
+  // When set, the delay is this path's value (milliseconds) in the view
+  // when the stage is chosen (a back-off the kubelet computed).
+  std::string delay_from;
 };
 
 // The view the selectors read. The pod is referred to, not copied (a
@@ -71,12 +78,21 @@ const Stage* MatchStage(const std::vector<Stage>& stages, const View& view);
 
 // delay +- jitter*delay, drawn from rng (null: no jitter). Never negative.
 std::chrono::milliseconds StageDelay(const Stage& s, Rng* rng);
+// The delay of a stage chosen on this view: delay_from's value, else
+// StageDelay.
+std::chrono::milliseconds StageDelay(const Stage& s, const View& view,
+                                     Rng* rng);
+
+// How long the kubelet waits before it looks at a container again after
+// it ended or its pull failed (its pod worker's next sync).
+constexpr std::chrono::milliseconds kResyncDelay{1000};
 
 // The stages of a pod's life on our kubelets, timed by pacing.
 std::vector<Stage> DefaultStages(const StagePacing& pacing);
 
 // Stages from JSON: [{"name", "selector": [{"path","op","values"}],
-// "delayMs", "jitter", "action"}]. Errors name the offending entry.
+// "delayMs", "delayFrom", "jitter", "action"}]. Errors name the offending
+// entry.
 Result<std::vector<Stage>> ParseStages(const nlohmann::json& j);
 
 }  // namespace kmock::controllers::lifecycle

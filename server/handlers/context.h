@@ -24,6 +24,7 @@
 #include "server/service_account_tokens.h"
 #include "server/stream_tracker.h"
 #include "server/watch_fanout.h"
+#include "sim/container.h"
 
 namespace kmock::server {
 
@@ -41,6 +42,8 @@ struct RequestContext {
   WatchFanout* fanout = nullptr;
   // Issues and checks service account tokens; null when there are none.
   const ServiceAccountTokens* service_accounts = nullptr;
+  // The kubelets' containers (logs, exec); null: none run.
+  const sim::ContainerDirectory* containers = nullptr;
   OutputFormat output;
   // The request body (already read and size-checked), for writes.
   const std::string* body = nullptr;

@@ -16,4 +16,11 @@ bool ClientGone(int fd) {
   return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
+void DisableCompression(const httplib::Request& req) {
+  // The library decides on the request's Accept-Encoding after the
+  // handler returns; the request object is the library's own, not const.
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  headers.erase("Accept-Encoding");
+}
+
 }  // namespace kmock::server

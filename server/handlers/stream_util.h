@@ -16,6 +16,12 @@ int SocketOf(const httplib::Request& req);
 // ends a stream gracefully is only noticed this way on a quiet stream).
 bool ClientGone(int fd);
 
+// Keeps the HTTP library from compressing this response. It gzips a
+// text/plain stream with deflate's default flushing, which holds a
+// followed log back until kilobytes have gathered; a stream must reach
+// the client line by line, as kube-apiserver's flushed stream does.
+void DisableCompression(const httplib::Request& req);
+
 }  // namespace kmock::server
 
 #endif  // KMOCK_SERVER_HANDLERS_STREAM_UTIL_H_

@@ -16,6 +16,7 @@ import harness
 try:
     from kubernetes import client, config, utils, watch
     from kubernetes.client.rest import ApiException
+    from kubernetes.stream import stream
 except ImportError:  # not installed: the class below skips
     client = None
 
@@ -57,6 +58,53 @@ class PythonClientTest(harness.ServerTestCase):
         with os.fdopen(fd, "w") as f:
             f.write(text)
         return path
+
+    def running_pod(self, name, command):
+        self.core.create_namespaced_pod(NS, {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": name, "image": "busybox",
+                                     "command": command}]}})
+        self.assertTrue(harness.wait_until(
+            lambda: self.core.read_namespaced_pod(name, NS).status.phase ==
+            "Running", 60))
+
+    def test_exec_output_and_exit_code(self):
+        # The client's own e2e test: exec a command, read its output, and
+        # get a failing command's exit code (WebSocket, v4.channel.k8s.io).
+        self.running_pod("busybox-test", ["sleep", "3600"])
+        out = stream(self.core.connect_get_namespaced_pod_exec,
+                     "busybox-test", NS,
+                     command=["/bin/sh", "-c", "echo This message goes to "
+                              "stderr >&2; echo This message goes to stdout"],
+                     stderr=False, stdin=False, stdout=True, tty=False)
+        self.assertEqual(out, "This message goes to stdout\n")
+        resp = stream(self.core.connect_get_namespaced_pod_exec,
+                      "busybox-test", NS, command=["/bin/sh", "-c", "exit 3"],
+                      stderr=True, stdin=False, stdout=True, tty=False,
+                      _preload_content=False)
+        resp.run_forever(timeout=10)
+        self.assertEqual(resp.returncode, 3)
+        resp = stream(self.core.connect_get_namespaced_pod_exec,
+                      "busybox-test", NS, command=["/bin/sh"],
+                      stderr=True, stdin=True, stdout=True, tty=False,
+                      _preload_content=False)
+        resp.write_stdin("echo $HOSTNAME\n")
+        got = ""
+        deadline = 10
+        while resp.is_open() and "busybox-test" not in got and deadline > 0:
+            resp.update(timeout=1)
+            got += resp.read_stdout()
+            deadline -= 1
+        resp.close()
+        self.assertEqual(got, "busybox-test\n")
+
+    def test_logs_of_a_container(self):
+        self.running_pod("logger", ["sh", "-c", "echo one; echo two; "
+                                    "sleep 3600"])
+        self.assertEqual(self.core.read_namespaced_pod_log("logger", NS),
+                         "one\ntwo\n")
+        self.assertEqual(self.core.read_namespaced_pod_log(
+            "logger", NS, tail_lines=1), "two\n")
 
     def test_configmap_apis(self):
         body = {"apiVersion": "v1", "kind": "ConfigMap",

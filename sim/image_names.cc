@@ -1,10 +1,11 @@
-#include "controllers/images.h"
+#include "sim/image_names.h"
 
 #include <cstdio>
+#include <regex>
 
 #include "common/fnv.h"
 
-namespace kmock::controllers {
+namespace kmock::sim {
 
 namespace {
 
@@ -58,6 +59,70 @@ std::string NormalizeImage(const std::string& image) {
   return name + ":" + (tag.empty() ? "latest" : tag);
 }
 
+ImageReference SplitReference(const std::string& normalized) {
+  ImageReference r;
+  SplitTag(normalized, &r.repository, &r.tag, &r.digest);
+  return r;
+}
+
+std::string InvalidReferenceReason(const std::string& image) {
+  std::string prefix = "couldn't parse image name \"" + image + "\": ";
+  static const std::regex kComponent("[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*");
+  static const std::regex kDomain(
+      "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+      "(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)"
+      "?");
+  static const std::regex kTag("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+  static const std::regex kDigest(
+      "[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,}");
+  if (image.empty()) return prefix + "invalid reference format";
+  std::string name, tag, digest;
+  SplitTag(image, &name, &tag, &digest);
+  if ((image.find('@') != std::string::npos &&
+       !std::regex_match(digest, kDigest)) ||
+      (image.find('@') == std::string::npos &&
+       image.find(
+           ':', image.rfind('/') == std::string::npos ? 0 : image.rfind('/')) !=
+           std::string::npos &&
+       !std::regex_match(tag, kTag)))
+    return prefix + "invalid reference format";
+  // The registry is the first part when it looks like a host.
+  size_t slash = name.find('/');
+  std::string first = slash == std::string::npos ? "" : name.substr(0, slash);
+  bool has_domain = !first.empty() && (first.find('.') != std::string::npos ||
+                                       first.find(':') != std::string::npos ||
+                                       first == "localhost");
+  std::string domain = has_domain ? first : "docker.io";
+  std::string path =
+      has_domain ? name.substr(slash + 1)
+                 : (slash == std::string::npos ? "library/" + name : name);
+  if (!std::regex_match(domain, kDomain))
+    return prefix + "invalid reference format";
+  bool lower_ok = true, valid = true;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string comp = path.substr(i, j - i);
+    if (!std::regex_match(comp, kComponent)) {
+      std::string lowered = comp;
+      for (char& ch : lowered)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (std::regex_match(lowered, kComponent)) {
+        lower_ok = false;
+      } else {
+        valid = false;
+      }
+    }
+    i = j + 1;
+  }
+  if (!valid) return prefix + "invalid reference format";
+  if (!lower_ok)
+    return prefix + "invalid reference format: repository name (" + path +
+           ") must be lowercase";
+  return "";
+}
+
 std::string ImageRepository(const std::string& normalized) {
   std::string name, tag, digest;
   SplitTag(normalized, &name, &tag, &digest);
@@ -105,4 +170,4 @@ std::string DefaultPullPolicy(const std::string& image) {
   return (tag.empty() || tag == "latest") ? "Always" : "IfNotPresent";
 }
 
-}  // namespace kmock::controllers
+}  // namespace kmock::sim

@@ -1,0 +1,110 @@
+#include "server/stream/websocket.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/stream/channel_exec.h"
+
+namespace kmock::server::stream {
+namespace {
+
+std::string Masked(uint8_t opcode, const std::string& payload) {
+  std::string f;
+  f.push_back(static_cast<char>(0x80 | opcode));
+  f.push_back(static_cast<char>(0x80 | payload.size()));
+  const char mask[4] = {0x11, 0x22, 0x33, 0x44};
+  f.append(mask, 4);
+  for (size_t i = 0; i < payload.size(); ++i)
+    f.push_back(static_cast<char>(payload[i] ^ mask[i % 4]));
+  return f;
+}
+
+TEST(WebSocketTest, AcceptKeyOfTheRfcExample) {
+  EXPECT_EQ(WsAcceptKey("dGhlIHNhbXBsZSBub25jZQ=="),
+            "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+}
+
+TEST(WebSocketTest, ParsesMaskedFramesAndWaitsForWholeOnes) {
+  std::string f = Masked(kWsBinary, std::string("\0hi", 3));
+  WsFrame out;
+  EXPECT_EQ(*ParseWsFrame(f.substr(0, 4), 1024, &out), 0u);
+  ASSERT_EQ(*ParseWsFrame(f, 1024, &out), f.size());
+  EXPECT_EQ(out.opcode, kWsBinary);
+  EXPECT_EQ(out.payload, std::string("\0hi", 3));
+  std::string big = EncodeWsFrame(kWsBinary, std::string(70000, 'x'));
+  ASSERT_EQ(*ParseWsFrame(big, 1 << 20, &out), big.size());
+  EXPECT_EQ(out.payload.size(), 70000u);
+  EXPECT_FALSE(ParseWsFrame(big, 1024, &out).ok());  // over the limit
+  std::string reserved = f;
+  reserved[0] = static_cast<char>(reserved[0] | 0x40);
+  EXPECT_FALSE(ParseWsFrame(reserved, 1024, &out).ok());
+}
+
+class FakeConn : public UpgradedConn {
+ public:
+  explicit FakeConn(std::string in) : in_(std::move(in)) {}
+  int Read(char* buf, size_t n, std::chrono::milliseconds) override {
+    if (in_.empty()) return -1;
+    size_t k = std::min(n, in_.size());
+    std::copy(in_.begin(), in_.begin() + k, buf);
+    in_.erase(0, k);
+    return static_cast<int>(k);
+  }
+  bool Write(std::string_view b) override {
+    out_.append(b);
+    return true;
+  }
+  // The channel messages written, as (channel, data).
+  std::vector<std::pair<int, std::string>> Messages() {
+    std::vector<std::pair<int, std::string>> m;
+    std::string_view rest = out_;
+    while (!rest.empty()) {
+      WsFrame f;
+      auto used = ParseWsFrame(rest, 1 << 20, &f);
+      if (!used.ok() || *used == 0) break;
+      rest.remove_prefix(*used);
+      if (f.opcode == kWsBinary)
+        m.emplace_back(static_cast<unsigned char>(f.payload[0]),
+                       f.payload.substr(1));
+    }
+    return m;
+  }
+
+ private:
+  std::string in_, out_;
+};
+
+TEST(ChannelExecTest, StdinUntilCloseThenOutputAndExitStatus) {
+  FakeConn conn(Masked(kWsBinary, std::string("\0typed\n", 7)) +
+                Masked(kWsBinary, std::string("\xff\0", 2)));
+  ExecStreams streams;
+  streams.in = true;
+  std::string seen;
+  ServeWebSocketExec(
+      conn, true, streams, {"sh", "-c", "cat; exit 3"},
+      [&](const std::string& in) {
+        seen = in;
+        ExecOutcome o;
+        o.out = in;
+        o.err = "warn\n";
+        o.exit_code = 3;
+        return o;
+      },
+      [] { return false; });
+  EXPECT_EQ(seen, "typed\n");
+  auto m = conn.Messages();
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0], std::make_pair(1, std::string("typed\n")));
+  EXPECT_EQ(m[1], std::make_pair(2, std::string("warn\n")));
+  EXPECT_EQ(m[2].first, 3);
+  auto status = nlohmann::json::parse(m[2].second);
+  EXPECT_EQ(status["reason"], "NonZeroExitCode");
+  EXPECT_EQ(status["details"]["causes"][0]["message"], "3");
+  EXPECT_EQ(status["message"],
+            "command terminated with non-zero exit code: error executing "
+            "command [sh -c cat; exit 3], exit code 3");
+}
+
+}  // namespace
+}  // namespace kmock::server::stream

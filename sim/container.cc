@@ -1,0 +1,120 @@
+#include "sim/container.h"
+
+#include <algorithm>
+
+namespace kmock::sim {
+
+Container::Container(ProcessSpec spec, std::function<Filesystem::Files()> files,
+                     const MountList& mounts,
+                     const std::vector<std::string>& read_only)
+    : spec_(std::move(spec)) {
+  fs_.SetLoader([image = spec_.image, files = std::move(files)] {
+    Filesystem::Files all = ImageFiles(image);
+    if (files)
+      for (auto& f : files()) all.push_back(std::move(f));
+    return all;
+  });
+  for (const auto& [path, fs] : mounts) fs_.Mount(path, fs);
+  for (const auto& path : read_only) fs_.SetReadOnly(path);
+  spec_.fs = &fs_;
+  process_ = std::make_unique<Process>(spec_);
+}
+
+void Container::Append(const Output& o) {
+  size_t i = 0;
+  int fd = o.fd == 2 ? 2 : 1;
+  while (i < o.text.size()) {
+    size_t nl = o.text.find('\n', i);
+    size_t end = nl == std::string::npos ? o.text.size() : nl + 1;
+    std::string piece = o.text.substr(i, end - i);
+    i = end;
+    bool continues = open_line_[fd] && !log_.empty();
+    LogLine* line = nullptr;
+    if (continues) {
+      for (auto it = log_.rbegin(); it != log_.rend(); ++it) {
+        if (it->fd == fd) {
+          line = &*it;
+          break;
+        }
+      }
+    }
+    if (line != nullptr) {
+      line->text += piece;
+    } else {
+      log_.push_back(LogLine{o.at, fd, piece});
+    }
+    bytes_ += piece.size();
+    open_line_[fd] = piece.empty() || piece.back() != '\n';
+  }
+  while (bytes_ > kMaxLogBytes && log_.size() > 1) {
+    bytes_ -= log_.front().text.size();
+    log_.pop_front();
+    ++first_;
+  }
+}
+
+void Container::Advance(TimePoint now) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<Output> out;
+  process_->Advance(now, &out);
+  for (const auto& o : out) Append(o);
+}
+
+Process::State Container::state() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->state();
+}
+
+TimePoint Container::wake() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->wake();
+}
+
+int Container::exit_code() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->exit_code();
+}
+
+TimePoint Container::exited_at() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->exited_at();
+}
+
+std::string Container::error() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->error();
+}
+
+std::vector<int> Container::ports() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return process_->ports();
+}
+
+ContainerLog Container::Log(uint64_t from) const {
+  std::lock_guard<std::mutex> l(mu_);
+  ContainerLog out;
+  out.first = std::max(from, first_);
+  size_t skip = static_cast<size_t>(out.first - first_);
+  for (size_t i = skip; i < log_.size(); ++i) out.lines.push_back(log_[i]);
+  return out;
+}
+
+std::unique_ptr<Process::Shell> Container::OpenShell() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return std::make_unique<Process::Shell>(spec_);
+}
+
+std::string Container::RunShellLine(Process::Shell& shell,
+                                    const std::string& line, TimePoint now) {
+  std::lock_guard<std::mutex> l(mu_);  // the container's files are shared
+  return shell.Line(line, now);
+}
+
+Process::ExecResult Container::Exec(const std::vector<std::string>& argv,
+                                    TimePoint now,
+                                    const std::string& stdin_data) {
+  std::lock_guard<std::mutex> l(mu_);
+  return Process::Exec(spec_, argv, now, stdin_data);
+}
+
+}  // namespace kmock::sim

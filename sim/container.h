@@ -1,0 +1,106 @@
+// One instance of a simulated container: its files, its process and its
+// log. A kubelet makes one when it starts a container, advances it on
+// every sync of the pod (Advance), and keeps the instance before a restart
+// for `kubectl logs --previous`; the API server reads the log and runs
+// `kubectl exec` commands through a ContainerDirectory.
+//
+// The log keeps what the process printed, line by line with the time and
+// stream of each, up to kMaxLogBytes (older lines go first, as a kubelet
+// rotates a container's log).
+//
+// Thread safety: every method may be called from any thread (one mutex).
+#ifndef KMOCK_SIM_CONTAINER_H_
+#define KMOCK_SIM_CONTAINER_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sim/process.h"
+
+namespace kmock::sim {
+
+// Filesystems mounted into a container at a path (shared emptyDirs).
+using MountList =
+    std::vector<std::pair<std::string, std::shared_ptr<Filesystem>>>;
+
+struct LogLine {
+  TimePoint at;
+  int fd = 1;        // 1 stdout, 2 stderr
+  std::string text;  // ends with '\n' unless the process has not ended it
+};
+
+struct ContainerLog {
+  std::vector<LogLine> lines;
+  // Lines dropped from the front since the container started: a reader
+  // that remembers first + lines.size() can ask for what came after.
+  uint64_t first = 0;
+};
+
+class Container {
+ public:
+  static constexpr size_t kMaxLogBytes = 10 * 1024 * 1024;
+
+  // spec.fs is replaced by the container's own files: the image's, then
+  // what `files` gives (/etc/hosts, volumes), both written when the files
+  // are first used; `mounts` mounted and the `read_only` paths made
+  // read-only.
+  Container(ProcessSpec spec, std::function<Filesystem::Files()> files,
+            const MountList& mounts = {},
+            const std::vector<std::string>& read_only = {});
+
+  // Runs the process up to `now`.
+  void Advance(TimePoint now);
+
+  Process::State state() const;
+  TimePoint wake() const;
+  int exit_code() const;
+  TimePoint exited_at() const;
+  std::string error() const;
+  std::vector<int> ports() const;
+
+  // The log from line number `from` on (counting every line ever logged).
+  ContainerLog Log(uint64_t from = 0) const;
+
+  // An interactive shell in the container, and one line run in it.
+  std::unique_ptr<Process::Shell> OpenShell() const;
+  std::string RunShellLine(Process::Shell& shell, const std::string& line,
+                           TimePoint now);
+
+  // Runs a command in the container (kubectl exec, exec probes).
+  Process::ExecResult Exec(const std::vector<std::string>& argv, TimePoint now,
+                           const std::string& stdin_data = "");
+
+ private:
+  void Append(const Output& o);  // REQUIRES: mu_ held
+
+  mutable std::mutex mu_;
+  Filesystem fs_;
+  ProcessSpec spec_;
+  std::unique_ptr<Process> process_;
+  std::deque<LogLine> log_;
+  uint64_t first_ = 0;
+  size_t bytes_ = 0;
+  bool open_line_[3] = {false, false, false};  // a partial line per stream
+};
+
+// Where the API server finds a pod's containers: the kubelets.
+class ContainerDirectory {
+ public:
+  virtual ~ContainerDirectory() = default;
+  // The current (or, with previous, the instance before it) of a
+  // container of the pod ns/pod whose uid is pod_uid; null if none.
+  virtual std::shared_ptr<Container> Find(const std::string& ns,
+                                          const std::string& pod,
+                                          const std::string& pod_uid,
+                                          const std::string& container,
+                                          bool previous) const = 0;
+};
+
+}  // namespace kmock::sim
+
+#endif  // KMOCK_SIM_CONTAINER_H_
