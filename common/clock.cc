@@ -36,6 +36,26 @@ std::string FormatRfc3339Micro(TimePoint t) {
   return out;
 }
 
+std::string FormatRfc3339Nano(TimePoint t) {
+  std::tm tm = ToUtc(t);
+  auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
+          .count() %
+      1000000000;
+  if (ns < 0) ns += 1000000000;
+  char buf[48];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out = buf;
+  if (ns != 0) {
+    char frac[16];
+    std::snprintf(frac, sizeof(frac), ".%09lld", static_cast<long long>(ns));
+    std::string f = frac;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  return out + "Z";
+}
+
 bool ParseRfc3339(const std::string& s, TimePoint* out) {
   int y, mo, d, h, mi, sec;
   int n = 0;

@@ -61,6 +61,10 @@ std::string FormatRfc3339(TimePoint t);
 // RFC 3339 with microseconds, as metav1.MicroTime:
 // "2026-11-30T06:27:27.123456Z".
 std::string FormatRfc3339Micro(TimePoint t);
+// RFC 3339 with nanoseconds and trailing zeros dropped, as Go's
+// time.RFC3339Nano (the kubelet's log timestamps):
+// "2026-11-30T06:27:27.1234Z", "2026-11-30T06:27:27Z".
+std::string FormatRfc3339Nano(TimePoint t);
 // Parses both forms above (and a numeric offset). Returns false on bad input.
 bool ParseRfc3339(const std::string& s, TimePoint* out);
 

@@ -33,6 +33,11 @@ TEST(ClockTest, FormatsAndParsesRfc3339) {
   EXPECT_EQ(FormatRfc3339(t), "2026-11-30T06:27:27Z");
   ASSERT_TRUE(ParseRfc3339("2026-11-30T06:27:27.123456Z", &t));
   EXPECT_EQ(FormatRfc3339Micro(t), "2026-11-30T06:27:27.123456Z");
+  EXPECT_EQ(FormatRfc3339Nano(t), "2026-11-30T06:27:27.123456Z");
+  EXPECT_EQ(FormatRfc3339Nano(t + std::chrono::nanoseconds(700)),
+            "2026-11-30T06:27:27.1234567Z");
+  EXPECT_EQ(FormatRfc3339Nano(t - std::chrono::microseconds(123456)),
+            "2026-11-30T06:27:27Z");
   ASSERT_TRUE(ParseRfc3339("2026-11-30T08:27:27+02:00", &t));
   EXPECT_EQ(FormatRfc3339(t), "2026-11-30T06:27:27Z");
   EXPECT_FALSE(ParseRfc3339("yesterday", &t));

@@ -228,6 +228,15 @@ struct Process::Impl {
     return spec.image == nullptr || !spec.image->shell.empty();
   }
 
+  // Whether the container has a program of that name: a shell, a
+  // builtin (with a shell) or one of its image's programs; an image we
+  // know nothing of has every program.
+  bool HasProgram(const std::string& name) const {
+    return spec.image == nullptr || (HasShell() && IsShellName(name)) ||
+           (HasShell() && FindBuiltin(name) != nullptr) ||
+           FindProgram(spec.image, name) != nullptr;
+  }
+
   void Emit(Sink& sink, int fd, const std::string& text) {
     if (text.empty()) return;
     if (sink.capture) {
@@ -288,10 +297,8 @@ struct Process::Impl {
                            {},
                            saved.empty() ? std::vector<std::string>{"sh"}
                                          : saved.back().positional});
-    int saved_status = status;
-    RunSync(sink);
+    RunSync(sink);  // its status is $? afterwards, as in sh
     frames.swap(saved);
-    (void)saved_status;
     --substitution_depth;
     std::string out = std::move(sink.out);
     while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -572,7 +579,7 @@ struct Process::Impl {
     }
   }
 
-  Dest FileDest(const std::string& target, int fd) {
+  Dest FileDest(const std::string& target) {
     Dest d;
     if (target == "/dev/null") {
       d.kind = Dest::kNull;
@@ -588,7 +595,6 @@ struct Process::Impl {
       d.kind = Dest::kFile;
       d.path = Filesystem::Normalize(sh.cwd, target);
     }
-    (void)fd;
     return d;
   }
 
@@ -635,7 +641,7 @@ struct Process::Impl {
           continue;
         }
         if (r.fd != 1 && r.fd != 2) continue;
-        *d = FileDest(target, r.fd);
+        *d = FileDest(target);
         if (d->kind == Dest::kFile) {
           if (sh.fs->IsDir(d->path) ||
               (r.op == Redirect::Op::kWrite
@@ -850,11 +856,7 @@ void Process::Advance(TimePoint now, std::vector<Output>* out) {
           "specified: unknown";
       return;
     }
-    bool found = p.spec.image == nullptr ||
-                 (IsShellName(argv[0]) && p.HasShell()) ||
-                 (p.HasShell() && FindBuiltin(argv[0]) != nullptr) ||
-                 FindProgram(p.spec.image, argv[0]) != nullptr;
-    if (!found) {
+    if (!p.HasProgram(argv[0])) {
       state_ = State::kStartError;
       exit_code_ = 128;
       error_ =
@@ -908,10 +910,7 @@ Process::ExecResult Process::Exec(const ProcessSpec& spec,
   s.start = now;
   Impl p(std::move(s));
   p.sh.processes.push_back({spec.pid + 6, Joined(argv)});
-  if (argv.empty() ||
-      !(p.spec.image == nullptr || (IsShellName(argv[0]) && p.HasShell()) ||
-        (p.HasShell() && FindBuiltin(argv[0]) != nullptr) ||
-        FindProgram(p.spec.image, argv[0]) != nullptr)) {
+  if (argv.empty() || !p.HasProgram(argv[0])) {
     r.not_found = true;
     r.exit_code = 127;
     return r;

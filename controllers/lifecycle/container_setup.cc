@@ -255,8 +255,9 @@ ContainerSetup SetUpContainer(const json& pod, const ContainerRuntime& c,
   const std::string name = md.value("name", "");
   const std::string ns = md.value("namespace", "default");
   const sim::ImageCatalog& catalog = sim::ImageCatalog::Builtin();
-  const sim::ImageProfile* image = catalog.Find(
-      sim::SplitReference(sim::NormalizeImage(c.image)).repository);
+  // image_ref is the name the kubelet normalised when it took the pod.
+  const sim::ImageProfile* image =
+      catalog.Find(sim::SplitReference(c.image_ref).repository);
 
   auto& env = out.spec.env;
   env.emplace_back(

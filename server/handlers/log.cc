@@ -8,8 +8,6 @@
 // stays open until the container ends (or the pod is deleted), the client
 // leaves or the server stops.
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <memory>
 
 #include "common/json_view.h"
@@ -98,33 +96,6 @@ struct LogOptions {
   std::optional<TimePoint> since;
 };
 
-// RFC 3339 with nanoseconds, trailing zeros dropped, as the kubelet
-// stamps log lines (Go's time.RFC3339Nano).
-std::string Rfc3339Nano(TimePoint t) {
-  auto ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
-          .count();
-  std::time_t secs = static_cast<std::time_t>(ns / 1000000000);
-  long long frac = ns % 1000000000;
-  if (frac < 0) {
-    frac += 1000000000;
-    --secs;
-  }
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string out = buf;
-  if (frac != 0) {
-    char f[16];
-    std::snprintf(f, sizeof(f), ".%09lld", frac);
-    std::string fs = f;
-    while (fs.back() == '0') fs.pop_back();
-    out += fs;
-  }
-  return out + "Z";
-}
-
 bool ParseInt(const std::string& s, int64_t* out) {
   if (s.empty()) return false;
   char* end = nullptr;
@@ -200,7 +171,7 @@ Result<LogOptions> ReadLogOptions(const httplib::Request& req,
 
 std::string Render(const sim::LogLine& line, bool timestamps) {
   if (!timestamps) return line.text;
-  return Rfc3339Nano(line.at) + " " + line.text;
+  return FormatRfc3339Nano(line.at) + " " + line.text;
 }
 
 // What a read of the log returns now, and the line number after it.
