@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make pkg-config libcpp-httplib-dev libssl-dev nlohmann-json3-dev
-          librocksdb-dev liblz4-dev libjemalloc-dev libsimdjson-dev libgtest-dev libgmock-dev libyaml-cpp-dev python3 python3-kubernetes
+          librocksdb-dev liblz4-dev zlib1g-dev libjemalloc-dev libsimdjson-dev libgtest-dev libgmock-dev libyaml-cpp-dev python3 python3-kubernetes
           openssl ca-certificates)
 BUILD_DIR=${KUBEMOCK_BUILD_DIR:-build}
 

@@ -39,6 +39,8 @@ struct CommandRun {
   enum class Effect { kNone, kSleep, kForever, kExit } effect = Effect::kNone;
   std::chrono::milliseconds sleep{0};
   std::vector<int> ports;  // a server program: the ports it listens on
+  // What the server on a port speaks (sim/servers.h); absent: nothing.
+  std::map<int, std::string> protocols;
   ShellState* shell = nullptr;
 };
 

@@ -117,4 +117,35 @@ Process::ExecResult Container::Exec(const std::vector<std::string>& argv,
   return Process::Exec(spec_, argv, now, stdin_data);
 }
 
+std::unique_ptr<PortConnection> Container::Connect(
+    const std::shared_ptr<Container>& c, int port, const std::string& peer) {
+  std::lock_guard<std::mutex> l(c->mu_);
+  Process::State st = c->process_->state();
+  if (st == Process::State::kExited || st == Process::State::kStartError)
+    return nullptr;
+  const std::vector<int>& ports = c->process_->ports();
+  if (std::find(ports.begin(), ports.end(), port) == ports.end())
+    return nullptr;
+  ServerInfo info;
+  info.protocol = c->process_->protocol(port);
+  info.port = port;
+  info.version = c->spec_.image != nullptr ? c->spec_.image->version : "";
+  info.hostname = c->spec_.hostname;
+  info.fs = &c->fs_;
+  info.peer = peer;
+  return std::make_unique<PortConnection>(c, Accept(info));
+}
+
+std::string PortConnection::Send(std::string_view data, TimePoint now) {
+  std::vector<Output> log;
+  std::string answer = server_->Receive(data, now, &log);
+  if (!log.empty()) {
+    std::lock_guard<std::mutex> l(container_->mu_);
+    for (const auto& o : log) container_->Append(o);
+  }
+  return answer;
+}
+
+bool PortConnection::closed() const { return server_->closed(); }
+
 }  // namespace kmock::sim

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sim/process.h"
+#include "sim/servers.h"
 
 namespace kmock::sim {
 
@@ -39,6 +40,24 @@ struct ContainerLog {
   // Lines dropped from the front since the container started: a reader
   // that remembers first + lines.size() can ask for what came after.
   uint64_t first = 0;
+};
+
+class Container;
+
+// A TCP connection to a port of a container's program (kubectl
+// port-forward): what is sent reaches the program's server, what it
+// logs goes to the container's log.
+class PortConnection {
+ public:
+  PortConnection(std::shared_ptr<Container> c, std::unique_ptr<Connection> s)
+      : container_(std::move(c)), server_(std::move(s)) {}
+  // The server's answer to `data` at `now`.
+  std::string Send(std::string_view data, TimePoint now);
+  bool closed() const;
+
+ private:
+  std::shared_ptr<Container> container_;
+  std::unique_ptr<Connection> server_;
 };
 
 class Container {
@@ -71,11 +90,17 @@ class Container {
   std::string RunShellLine(Process::Shell& shell, const std::string& line,
                            TimePoint now);
 
+  // A connection to `port` from `peer`, or null when the program does not
+  // listen there (not running, or another port).
+  static std::unique_ptr<PortConnection> Connect(
+      const std::shared_ptr<Container>& c, int port, const std::string& peer);
+
   // Runs a command in the container (kubectl exec, exec probes).
   Process::ExecResult Exec(const std::vector<std::string>& argv, TimePoint now,
                            const std::string& stdin_data = "");
 
  private:
+  friend class PortConnection;
   void Append(const Output& o);  // REQUIRES: mu_ held
 
   mutable std::mutex mu_;

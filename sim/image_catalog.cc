@@ -35,6 +35,7 @@ ProgramProfile ParseProgram(const YAML::Node& n) {
   p.pi = n["pi"] && n["pi"].as<bool>();
   p.interpreter = Text(n["interpreter"]);
   p.agnhost = n["agnhost"] && n["agnhost"].as<bool>();
+  p.protocol = Text(n["protocol"]);
   return p;
 }
 

@@ -32,6 +32,7 @@ struct ProgramProfile {
   bool pi = false;
   std::string interpreter;  // "python", "node"
   bool agnhost = false;
+  std::string protocol;  // what its ports speak (sim/servers.h)
 };
 
 struct ImageProfile {

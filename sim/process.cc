@@ -205,6 +205,7 @@ struct Process::Impl {
   bool background_forever = false;
   std::vector<Output>* log = nullptr;
   std::vector<int> ports;
+  std::map<int, std::string> protocols;
   int budget = 0;
   int substitution_depth = 0;
   // What the process's standard input holds: the first command that
@@ -429,6 +430,7 @@ struct Process::Impl {
       for (int p : run.ports)
         if (std::find(ports.begin(), ports.end(), p) == ports.end())
           ports.push_back(p);
+      protocols.insert(run.protocols.begin(), run.protocols.end());
       return;
     }
     if (spec.image == nullptr) {
@@ -873,6 +875,7 @@ void Process::Advance(TimePoint now, std::vector<Output>* out) {
   }
   Impl::Stop s = p.Run(sink, &now);
   ports_ = p.ports;
+  protocols_ = p.protocols;
   switch (s) {
     case Impl::Stop::kLater:
       state_ = State::kSleeping;

@@ -91,6 +91,11 @@ class Process {
   const std::string& error() const { return error_; }
   // The TCP ports the program listens on.
   const std::vector<int>& ports() const { return ports_; }
+  // What the server on a port speaks (sim/servers.h), or empty.
+  std::string protocol(int port) const {
+    auto it = protocols_.find(port);
+    return it == protocols_.end() ? "" : it->second;
+  }
 
   // Runs argv to completion at `now`, as `kubectl exec` (and an exec
   // probe) runs a command in the container: its output and exit status.
@@ -132,6 +137,7 @@ class Process {
   TimePoint exited_at_{};
   std::string error_;
   std::vector<int> ports_;
+  std::map<int, std::string> protocols_;
 };
 
 }  // namespace kmock::sim

@@ -76,6 +76,7 @@ void RunInterpreter(const ProgramContext& ctx, CommandRun& run) {
         run.out += "Serving HTTP on 0.0.0.0 port " + p +
                    " (http://0.0.0.0:" + p + "/) ...\n";
         run.ports.push_back(port);
+        run.protocols[port] = "http-files";
         run.effect = Effect::kForever;
         return;
       }
@@ -127,8 +128,9 @@ std::string FlagValue(const std::vector<std::string>& argv,
 
 void RunAgnhost(CommandRun& run) {
   std::string verb = run.argv.size() > 1 ? run.argv[1] : "";
-  auto serve = [&](int port) {
+  auto serve = [&](int port, const char* protocol = "") {
     run.ports.push_back(port);
+    if (*protocol) run.protocols[port] = protocol;
     run.effect = Effect::kForever;
   };
   if (verb == "pause") {
@@ -139,14 +141,16 @@ void RunAgnhost(CommandRun& run) {
     int udp = std::atoi(FlagValue(run.argv, "--udp-port", "8081").c_str());
     run.err += "Started HTTP server on port " + std::to_string(http) + "\n";
     run.err += "Started UDP server on port  " + std::to_string(udp) + "\n";
-    serve(http);
+    serve(http, "agnhost-netexec");
   } else if (verb == "serve-hostname") {
-    serve(std::atoi(FlagValue(run.argv, "--port", "9376").c_str()));
+    serve(std::atoi(FlagValue(run.argv, "--port", "9376").c_str()),
+          "agnhost-hostname");
   } else if (verb == "liveness") {
     run.err += "Started HTTP server on port 8080\n";
     serve(8080);
   } else if (verb == "test-webserver") {
-    serve(std::atoi(FlagValue(run.argv, "--port", "80").c_str()));
+    serve(std::atoi(FlagValue(run.argv, "--port", "80").c_str()),
+          "agnhost-netexec");
   } else if (verb == "porter") {
     run.effect = Effect::kForever;
   } else if (verb == "fake-gitserver") {
@@ -295,6 +299,7 @@ void RunProgram(const ProgramContext& ctx, CommandRun& run,
     run.effect = next.effect;
     run.sleep = next.sleep;
     run.ports.insert(run.ports.end(), next.ports.begin(), next.ports.end());
+    run.protocols.insert(next.protocols.begin(), next.protocols.end());
     return;
   }
   if (prog.pi) {
@@ -314,6 +319,8 @@ void RunProgram(const ProgramContext& ctx, CommandRun& run,
   run.out += Fill(ctx, prog.stdout_text);
   run.err += Fill(ctx, prog.stderr_text);
   run.ports.insert(run.ports.end(), prog.ports.begin(), prog.ports.end());
+  if (!prog.protocol.empty())
+    for (int p : prog.ports) run.protocols[p] = prog.protocol;
   if (prog.exit_code) {
     run.status = *prog.exit_code;
   } else {

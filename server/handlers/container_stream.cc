@@ -1,19 +1,22 @@
 // pods/<name>/exec, attach and portforward: a client asks to upgrade the
 // connection to a stream of a container.
 //
-// exec over WebSocket (kubectl 1.30+, v5.channel.k8s.io or v4) runs the
-// command in the container's simulation (sim/container.h) and streams its
-// output and exit status (stream/channel_exec.h). What is not served yet
-// (SPDY, which kubectl 1.27-1.29 and port-forward use; attach; port
-// forwarding) gets a Status answer instead of the 101 upgrade, as from a
-// cluster whose kubelet cannot open the stream: kubectl prints it
-// ("Error from server (BadRequest): ...") and exits 1 at once instead of
-// waiting for a stream that never comes.
+// exec runs the command in the container's simulation (sim/container.h)
+// over WebSocket (kubectl 1.30+, v5.channel.k8s.io or v4) or SPDY/3.1
+// (kubectl 1.27-1.29; v4.channel.k8s.io down to channel.k8s.io).
+// portforward connects to the servers of the pod's programs
+// (sim/servers.h) over SPDY (kubectl 1.27-1.30), SPDY tunnelled in
+// WebSocket (1.31+) or WebSocket channels (the Python client). attach is
+// not served yet: it gets a Status answer instead of the 101 upgrade, as
+// from a cluster whose kubelet cannot open the stream, so kubectl prints
+// it and exits 1 at once instead of waiting for a stream that never comes.
+#include <openssl/sha.h>
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <cctype>
+#include <cstdio>
 
 #include "common/json_view.h"
 #include "server/errors.h"
@@ -23,7 +26,11 @@
 #include "server/handlers/stream_util.h"
 #include "server/response.h"
 #include "server/stream/channel_exec.h"
+#include "server/stream/portforward.h"
+#include "server/stream/spdy_exec.h"
+#include "server/stream/spdy_session.h"
 #include "server/stream/websocket.h"
+#include "server/stream/ws_tunnel.h"
 
 namespace kmock::server {
 namespace {
@@ -107,37 +114,82 @@ bool IsBareShell(const std::vector<std::string>& command) {
 // The answer of a cluster that cannot open the stream.
 void Refuse(const RequestContext& ctx, httplib::Response& res,
             const std::string& container) {
-  const std::string& what = ctx.info->subresource;
   std::string target = "pod \"" + ctx.info->name + "\"";
   if (!container.empty())
     target = "container \"" + container + "\" in " + target;
-  std::string verb =
-      what == "portforward" ? "port forwarding to " : what + " to ";
-  std::string why =
-      what == "exec"
-          ? "exec over SPDY is not served yet; kubectl 1.30 and "
-            "later use WebSocket"
-          : "the containers of this cluster do not serve " + what + " yet";
-  WriteError(res, BadRequestError(verb + target + " is not available: " + why));
+  WriteError(res, BadRequestError("attach to " + target +
+                                  " is not available: the containers of this "
+                                  "cluster do not serve attach yet"));
 }
 
-// The WebSocket channel protocol the client offers that we speak, best
-// first, or empty.
-std::string ChooseProtocol(const httplib::Request& req) {
-  std::string offered = req.get_header_value("Sec-WebSocket-Protocol");
-  bool v5 = false, v4 = false;
-  size_t i = 0;
-  while (i < offered.size()) {
-    size_t j = offered.find(',', i);
-    if (j == std::string::npos) j = offered.size();
-    std::string p = offered.substr(i, j - i);
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    if (p == "v5.channel.k8s.io") v5 = true;
-    if (p == "v4.channel.k8s.io") v4 = true;
-    i = j + 1;
+// Every value a header offers, over repeated lines and comma lists.
+std::vector<std::string> Offered(const httplib::Request& req,
+                                 const char* header) {
+  std::vector<std::string> out;
+  for (size_t n = 0; n < req.get_header_value_count(header); ++n) {
+    std::string offered = req.get_header_value(header, n);
+    size_t i = 0;
+    while (i < offered.size()) {
+      size_t j = offered.find(',', i);
+      if (j == std::string::npos) j = offered.size();
+      std::string p = offered.substr(i, j - i);
+      while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+      while (!p.empty() && p.back() == ' ') p.pop_back();
+      if (!p.empty()) out.push_back(p);
+      i = j + 1;
+    }
   }
-  return v5 ? "v5.channel.k8s.io" : v4 ? "v4.channel.k8s.io" : "";
+  return out;
+}
+
+// The first of `ours` (best first) that the client offers, or empty.
+std::string Choose(const std::vector<std::string>& offered,
+                   std::initializer_list<const char*> ours) {
+  for (const char* p : ours)
+    for (const auto& o : offered)
+      if (o == p) return p;
+  return "";
+}
+
+enum class Carrier { kNone, kWebSocket, kSpdy };
+
+Carrier CarrierOf(const httplib::Request& req) {
+  std::string upgrade = Lower(req.get_header_value("Upgrade"));
+  if (upgrade == "websocket") return Carrier::kWebSocket;
+  if (upgrade == "spdy/3.1") return Carrier::kSpdy;
+  return Carrier::kNone;
+}
+
+// The 101 answer that switches the connection to `carrier` speaking
+// `protocol`.
+void SwitchProtocols(const httplib::Request& req, httplib::Response& res,
+                     Carrier carrier, const std::string& protocol) {
+  res.status = 101;
+  res.set_header("Connection", "Upgrade");
+  if (carrier == Carrier::kWebSocket) {
+    res.set_header("Upgrade", "websocket");
+    res.set_header(
+        "Sec-WebSocket-Accept",
+        stream::WsAcceptKey(req.get_header_value("Sec-WebSocket-Key")));
+    if (!protocol.empty()) res.set_header("Sec-WebSocket-Protocol", protocol);
+  } else {
+    res.set_header("Upgrade", "SPDY/3.1");
+    res.set_header("X-Stream-Protocol-Version", protocol);
+  }
+  DisableCompression(req);
+}
+
+// The 400 of a request that asks for no stream protocol we speak.
+void NoProtocol(httplib::Response& res, Carrier carrier,
+                const std::vector<std::string>& offered) {
+  if (carrier == Carrier::kNone)
+    return WriteError(res, BadRequestError("Upgrade request required"));
+  std::string list;
+  for (const auto& o : offered) list += (list.empty() ? "" : " ") + o;
+  WriteError(
+      res, BadRequestError("unable to upgrade connection: unable to negotiate "
+                           "protocol: client supports [" +
+                           list + "], server supports the channel protocols"));
 }
 
 void HandleExec(const RequestContext& ctx, httplib::Response& res,
@@ -158,9 +210,21 @@ void HandleExec(const RequestContext& ctx, httplib::Response& res,
         res, BadRequestError("cannot exec into a container in a completed "
                              "pod; current phase is " +
                              phase));
-  bool websocket = Lower(req.get_header_value("Upgrade")) == "websocket";
-  std::string protocol = websocket ? ChooseProtocol(req) : "";
-  if (protocol.empty()) return Refuse(ctx, res, *container);
+  Carrier carrier = CarrierOf(req);
+  std::string protocol;
+  if (carrier == Carrier::kWebSocket)
+    protocol = Choose(Offered(req, "Sec-WebSocket-Protocol"),
+                      {"v5.channel.k8s.io", "v4.channel.k8s.io"});
+  if (carrier == Carrier::kSpdy)
+    protocol =
+        Choose(Offered(req, "X-Stream-Protocol-Version"),
+               {"v5.channel.k8s.io", "v4.channel.k8s.io", "v3.channel.k8s.io",
+                "v2.channel.k8s.io", "channel.k8s.io"});
+  if (protocol.empty())
+    return NoProtocol(
+        res, carrier,
+        Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
+                                               : "Sec-WebSocket-Protocol"));
   std::shared_ptr<sim::Container> instance;
   if (ctx.containers != nullptr)
     instance = ctx.containers->Find(ctx.info->ns, ctx.info->name,
@@ -178,49 +242,180 @@ void HandleExec(const RequestContext& ctx, httplib::Response& res,
   streams.out = BoolParam(req, "stdout");
   streams.err = BoolParam(req, "stderr");
   streams.tty = BoolParam(req, "tty");
-  const bool v5 = protocol[1] == '5';
+  // A terminal merges stderr into stdout: the kubelet drops a stderr
+  // asked for with a tty.
+  if (streams.tty) streams.err = false;
   const Clock* clock = ctx.clock;
   Rng* rng = ctx.rng;
   StreamTracker* tracker = ctx.streams;
 
-  res.status = 101;
-  res.set_header("Upgrade", "websocket");
-  res.set_header("Connection", "Upgrade");
-  res.set_header(
-      "Sec-WebSocket-Accept",
-      stream::WsAcceptKey(req.get_header_value("Sec-WebSocket-Key")));
-  res.set_header("Sec-WebSocket-Protocol", protocol);
-  DisableCompression(req);
+  SwitchProtocols(req, res, carrier, protocol);
   res.set_content_provider(
       "application/octet-stream",
-      [&req, instance, command, streams, v5, clock, rng, tracker](
-          size_t, httplib::DataSink& sink) {
+      [&req, instance, command, streams, carrier, protocol, clock, rng,
+       tracker](size_t, httplib::DataSink& sink) {
         UpgradedTls conn(req, sink);
         auto stopping = [tracker] { return tracker->stopped(); };
-        if (streams.tty && streams.in && IsBareShell(command)) {
-          ContainerShell shell(instance, clock);
-          stream::ServeWebSocketShell(conn, shell, command, stopping);
-          return false;
-        }
-        auto run = [&](const std::string& in) {
-          sim::Process::ExecResult r =
-              instance->Exec(command, clock->Now(), in);
-          stream::ExecOutcome o;
-          o.exit_code = r.exit_code;
-          o.out = std::move(r.out);
-          o.err = std::move(r.err);
-          if (r.not_found) {
-            o.failure = "failed to exec in container: failed to start exec \"" +
-                        rng->Hex(64) +
-                        "\": OCI runtime exec failed: exec failed: unable to "
-                        "start container process: exec: \"" +
-                        command[0] +
-                        "\": executable file not found in $PATH: unknown";
+        auto serve = [&](stream::ExecTransport& t) {
+          if (streams.tty && streams.in && IsBareShell(command)) {
+            ContainerShell shell(instance, clock);
+            stream::ServeShell(t, shell, command, stopping);
+            return;
           }
-          return o;
+          auto run = [&](const std::string& in) {
+            sim::Process::ExecResult r =
+                instance->Exec(command, clock->Now(), in);
+            stream::ExecOutcome o;
+            o.exit_code = r.exit_code;
+            o.out = std::move(r.out);
+            o.err = std::move(r.err);
+            if (r.not_found) {
+              o.failure =
+                  "failed to exec in container: failed to start exec \"" +
+                  rng->Hex(64) +
+                  "\": OCI runtime exec failed: exec failed: unable to "
+                  "start container process: exec: \"" +
+                  command[0] +
+                  "\": executable file not found in $PATH: unknown";
+            }
+            return o;
+          };
+          stream::ServeExec(t, streams, command, run, stopping);
         };
-        stream::ServeWebSocketExec(conn, v5, streams, command, run, stopping);
+        if (carrier == Carrier::kWebSocket) {
+          stream::WebSocketExecTransport t(conn, protocol[1] == '5');
+          serve(t);
+        } else {
+          stream::SpdySession session(conn);
+          auto t = stream::SpdyExecTransport::Open(
+              session, streams,
+              protocol == "v5.channel.k8s.io" ||
+                  protocol == "v4.channel.k8s.io",
+              stopping, std::chrono::seconds(30));
+          if (t) serve(*t);
+        }
         return false;  // the session is over: close the connection
+      });
+}
+
+// 64 hex digits that stand for the pod's sandbox in the runtime's words.
+std::string SandboxId(const std::string& uid) {
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  std::string seed = "sandbox/" + uid;
+  SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), d);
+  std::string hex;
+  char b[3];
+  for (unsigned char c : d) {
+    std::snprintf(b, sizeof(b), "%02x", c);
+    hex += b;
+  }
+  return hex;
+}
+
+// A forwarded connection to a program of the pod.
+class ContainerPort : public stream::ForwardedConn {
+ public:
+  ContainerPort(std::unique_ptr<sim::PortConnection> c, const Clock* clock)
+      : conn_(std::move(c)), clock_(clock) {}
+  std::string Send(std::string_view data) override {
+    return conn_->Send(data, clock_->Now());
+  }
+  bool closed() const override { return conn_->closed(); }
+
+ private:
+  std::unique_ptr<sim::PortConnection> conn_;
+  const Clock* clock_;
+};
+
+void HandlePortForward(const RequestContext& ctx, httplib::Response& res,
+                       const json& pod) {
+  const httplib::Request& req = *ctx.req;
+  Carrier carrier = CarrierOf(req);
+  std::string protocol;
+  bool tunnel = false;
+  std::vector<int> ports;
+  if (carrier == Carrier::kWebSocket) {
+    protocol = Choose(Offered(req, "Sec-WebSocket-Protocol"),
+                      {"SPDY/3.1+portforward.k8s.io", "v4.channel.k8s.io"});
+    tunnel = protocol == "SPDY/3.1+portforward.k8s.io";
+    if (!tunnel) {
+      std::vector<std::string> values;
+      for (size_t i = 0; i < req.get_param_value_count("ports"); ++i)
+        values.push_back(req.get_param_value("ports", i));
+      Result<std::vector<int>> parsed = stream::ParsePortList(values);
+      if (!parsed.ok())
+        return WriteError(res, BadRequestError(parsed.status().message()));
+      ports = *parsed;
+      if (protocol.empty() &&
+          req.get_header_value("Sec-WebSocket-Protocol").empty())
+        protocol = " ";  // the binary protocol of a client that names none
+    }
+  } else if (carrier == Carrier::kSpdy) {
+    protocol = Choose(Offered(req, "X-Stream-Protocol-Version"),
+                      {"portforward.k8s.io"});
+  }
+  if (protocol.empty())
+    return NoProtocol(
+        res, carrier,
+        Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
+                                               : "Sec-WebSocket-Protocol"));
+  if (protocol == " ") protocol.clear();
+  std::string ns = ctx.info->ns, name = ctx.info->name;
+  std::string uid = ObjectAt(pod, "metadata").value("uid", "");
+  std::vector<std::string> containers;
+  for (const auto& c : ObjectAt(pod, "spec").value("containers", json::array()))
+    if (c.is_object()) containers.push_back(c.value("name", ""));
+  const sim::ContainerDirectory* directory = ctx.containers;
+  const Clock* clock = ctx.clock;
+  StreamTracker* tracker = ctx.streams;
+  // Every container of a pod shares its network: the port is whichever
+  // program listens on it.
+  stream::PortDialer dial =
+      [directory, ns, name, uid, containers,
+       clock](int port) -> Result<std::unique_ptr<stream::ForwardedConn>> {
+    if (directory != nullptr) {
+      for (const std::string& c : containers) {
+        auto instance = directory->Find(ns, name, uid, c, false);
+        if (instance == nullptr) continue;
+        auto conn = sim::Container::Connect(instance, port, "127.0.0.1");
+        if (conn)
+          return std::unique_ptr<stream::ForwardedConn>(
+              new ContainerPort(std::move(conn), clock));
+      }
+    }
+    std::string sandbox = SandboxId(uid);
+    std::string p = std::to_string(port);
+    return Status(
+        StatusCode::kServiceUnavailable,
+        "error forwarding port " + p + " to pod " + sandbox +
+            ", uid : failed to execute portforward in network "
+            "namespace \"/var/run/netns/cni-" +
+            sandbox.substr(0, 8) + "-" + sandbox.substr(8, 4) + "-" +
+            sandbox.substr(12, 4) + "-" + sandbox.substr(16, 4) + "-" +
+            sandbox.substr(20, 12) + "\": failed to connect to localhost:" + p +
+            " inside namespace \"" + sandbox +
+            "\", IPv4: dial tcp4 127.0.0.1:" + p +
+            ": connect: connection refused IPv6 dial tcp6 [::1]:" + p +
+            ": connect: connection refused ");
+  };
+
+  SwitchProtocols(req, res, carrier, protocol);
+  res.set_content_provider(
+      "application/octet-stream", [&req, carrier, tunnel, ports, dial, tracker](
+                                      size_t, httplib::DataSink& sink) {
+        UpgradedTls conn(req, sink);
+        auto stopping = [tracker] { return tracker->stopped(); };
+        if (carrier == Carrier::kSpdy) {
+          stream::SpdySession session(conn);
+          stream::ServeSpdyPortForward(session, dial, stopping);
+        } else if (tunnel) {
+          stream::WsTunnel tunnelled(conn);
+          stream::SpdySession session(tunnelled);
+          stream::ServeSpdyPortForward(session, dial, stopping);
+        } else {
+          stream::ServeWebSocketPortForward(conn, ports, dial, stopping);
+        }
+        return false;
       });
 }
 
@@ -231,6 +426,8 @@ void HandleContainerStream(const RequestContext& ctx, httplib::Response& res) {
       ctx.registry->Get(*ctx.resource, ctx.info->ns, ctx.info->name);
   if (!pod.ok()) return WriteError(res, pod.status());
   if (ctx.info->subresource == "exec") return HandleExec(ctx, res, *pod);
+  if (ctx.info->subresource == "portforward")
+    return HandlePortForward(ctx, res, *pod);
   Refuse(ctx, res, QueryParam(*ctx.req, "container"));
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/stream/channel_exec.h"
+#include "server/stream/scripted_conn.h"
 
 namespace kmock::server::stream {
 namespace {
@@ -41,24 +42,13 @@ TEST(WebSocketTest, ParsesMaskedFramesAndWaitsForWholeOnes) {
   EXPECT_FALSE(ParseWsFrame(reserved, 1024, &out).ok());
 }
 
-class FakeConn : public UpgradedConn {
+class FakeConn : public ScriptedConn {
  public:
-  explicit FakeConn(std::string in) : in_(std::move(in)) {}
-  int Read(char* buf, size_t n, std::chrono::milliseconds) override {
-    if (in_.empty()) return -1;
-    size_t k = std::min(n, in_.size());
-    std::copy(in_.begin(), in_.begin() + k, buf);
-    in_.erase(0, k);
-    return static_cast<int>(k);
-  }
-  bool Write(std::string_view b) override {
-    out_.append(b);
-    return true;
-  }
+  using ScriptedConn::ScriptedConn;
   // The channel messages written, as (channel, data).
   std::vector<std::pair<int, std::string>> Messages() {
     std::vector<std::pair<int, std::string>> m;
-    std::string_view rest = out_;
+    std::string_view rest = written();
     while (!rest.empty()) {
       WsFrame f;
       auto used = ParseWsFrame(rest, 1 << 20, &f);
@@ -70,9 +60,6 @@ class FakeConn : public UpgradedConn {
     }
     return m;
   }
-
- private:
-  std::string in_, out_;
 };
 
 TEST(ChannelExecTest, StdinUntilCloseThenOutputAndExitStatus) {
@@ -81,8 +68,9 @@ TEST(ChannelExecTest, StdinUntilCloseThenOutputAndExitStatus) {
   ExecStreams streams;
   streams.in = true;
   std::string seen;
-  ServeWebSocketExec(
-      conn, true, streams, {"sh", "-c", "cat; exit 3"},
+  WebSocketExecTransport t(conn, true);
+  ServeExec(
+      t, streams, {"sh", "-c", "cat; exit 3"},
       [&](const std::string& in) {
         seen = in;
         ExecOutcome o;

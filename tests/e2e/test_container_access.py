@@ -2,11 +2,13 @@
 exits and restarts with the kubelet's back-off, image pulls that fail, pods
 that complete, and what kubectl gets when it reaches into them."""
 
+import http.client
 import json
 import os
 import pty
 import re
 import select
+import socket
 import time
 import unittest
 
@@ -231,11 +233,6 @@ class ContainerAccessTest(harness.ServerTestCase):
         p = self.kubectl.run("exec", "shell", "--", "sh", "-c",
                              "echo from-inside; hostname", check=False,
                              timeout=60)
-        if harness.minor(harness.kubectl_version()) < 30:
-            # SPDY (kubectl before 1.30) is not served yet: a clean refusal.
-            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-            self.assertIn("Error from server (BadRequest)", p.stderr)
-            return
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertEqual(p.stdout, "from-inside\nshell\n")
         p = self.kubectl.run("exec", "shell", "--", "sh", "-c", "exit 3",
@@ -250,8 +247,6 @@ class ContainerAccessTest(harness.ServerTestCase):
         self.assertIn("hostname\nhosts\n", p.stdout)
 
     def test_volumes_and_environment_inside_the_containers(self):
-        if harness.minor(harness.kubectl_version()) < 30:
-            self.skipTest("exec over SPDY is not served yet")
         self.kubectl.run("apply", "-f", "-", input=json.dumps({
             "apiVersion": "v1", "kind": "List", "items": [
                 {"apiVersion": "v1", "kind": "ConfigMap",
@@ -316,8 +311,6 @@ class ContainerAccessTest(harness.ServerTestCase):
                       "cluster.local\n", hosts.stdout)
 
     def test_interactive_shell_over_a_terminal(self):
-        if harness.minor(harness.kubectl_version()) < 30:
-            self.skipTest("exec over SPDY is not served yet")
         self.kubectl.run("run", "tty", "--image=busybox", "--restart=Never",
                          "--", "sleep", "3600")
         self.kubectl.run("wait", "--for=condition=Ready", "pod/tty",
@@ -354,6 +347,82 @@ class ContainerAccessTest(harness.ServerTestCase):
             os.close(fd)
         self.assertEqual(os.WEXITSTATUS(status), 4, out)
         self.assertIn(b"command terminated with exit code 4", out)
+
+    def free_port(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    def forward(self, target, mapping):
+        """kubectl port-forward in the background, once it listens."""
+        bg = self.kubectl.popen("port-forward", target, mapping)
+        local = mapping.split(":")[0]
+        if not harness.wait_until(
+                lambda: "Forwarding from 127.0.0.1:" + local in bg.output(),
+                30):
+            bg.stop()
+            self.fail(bg.output() + bg.stderr())
+        return bg
+
+    @staticmethod
+    def http_get(port, path="/"):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        try:
+            conn.request("GET", path, headers={"User-Agent": "e2e/1.0"})
+            res = conn.getresponse()
+            return res.status, res.read().decode()
+        finally:
+            conn.close()
+
+    def test_port_forward_reaches_nginx_and_its_log(self):
+        self.kubectl.run("run", "fwd", "--image=nginx")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/fwd",
+                         "--timeout=60s")
+        port = self.free_port()
+        bg = self.forward("pod/fwd", "%d:80" % port)
+        try:
+            status, body = self.http_get(port)
+            self.assertEqual(status, 200)
+            self.assertIn("<h1>Welcome to nginx!</h1>", body)
+            status, body = self.http_get(port, "/missing")
+            self.assertEqual(status, 404)
+            self.assertIn("<center><h1>404 Not Found</h1></center>", body)
+            self.assertIn("Handling connection for %d" % port, bg.output())
+        finally:
+            bg.stop()
+        log = self.kubectl.run("logs", "fwd").stdout
+        self.assertRegex(
+            log, r'127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d '
+            r'\+0000\] "GET / HTTP/1\.1" 200 \d+ "-" "e2e/1\.0" "-"\n')
+        self.assertIn('"GET /missing HTTP/1.1" 404 ', log)
+
+    def test_port_forward_to_a_deployment_and_a_closed_port(self):
+        self.kubectl.run("create", "deployment", "cache", "--image=redis")
+        self.kubectl.run("rollout", "status", "deployment/cache",
+                         "--timeout=60s")
+        port = self.free_port()
+        bg = self.forward("deployment/cache", "%d:6379" % port)
+        try:
+            with socket.create_connection(("127.0.0.1", port), 20) as s:
+                s.sendall(b"PING\r\n")
+                self.assertEqual(s.recv(100), b"+PONG\r\n")
+        finally:
+            bg.stop()
+        # Nothing listens on 6380: the connection is refused in the pod,
+        # and kubectl reports it.
+        port = self.free_port()
+        bg = self.forward("deployment/cache", "%d:6380" % port)
+        try:
+            with socket.create_connection(("127.0.0.1", port), 20) as s:
+                s.settimeout(20)
+                self.assertEqual(s.recv(100), b"")
+            self.assertTrue(harness.wait_until(
+                lambda: "connect: connection refused" in bg.stderr(), 20),
+                bg.stderr())
+            self.assertIn("an error occurred forwarding %d -> 6380" % port,
+                          bg.stderr())
+        finally:
+            bg.stop()
 
     def test_discovery_lists_the_stream_subresources(self):
         p = self.kubectl.run("get", "--raw", "/api/v1")

@@ -8,7 +8,9 @@ created twice (the second a 409 the utility reports). Skipped where
 `import kubernetes` fails."""
 
 import os
+import select
 import tempfile
+import time
 import unittest
 
 import harness
@@ -16,7 +18,7 @@ import harness
 try:
     from kubernetes import client, config, utils, watch
     from kubernetes.client.rest import ApiException
-    from kubernetes.stream import stream
+    from kubernetes.stream import portforward, stream
 except ImportError:  # not installed: the class below skips
     client = None
 
@@ -97,6 +99,57 @@ class PythonClientTest(harness.ServerTestCase):
             deadline -= 1
         resp.close()
         self.assertEqual(got, "busybox-test\n")
+
+    def ready_pod(self, name, image):
+        self.core.create_namespaced_pod(NS, {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": name, "image": image}]}})
+        self.assertTrue(harness.wait_until(
+            lambda: self.core.read_namespaced_pod(name, NS).status.phase ==
+            "Running", 60))
+
+    @staticmethod
+    def read_all(sock, timeout=20):
+        got = b""
+        deadline = time.monotonic() + harness.budget(timeout)
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([sock], [], [], 0.2)
+            if not ready:
+                continue
+            data = sock.recv(65536)
+            if not data:
+                break
+            got += data
+        return got
+
+    def test_portforward_http_raw_and_refused(self):
+        # The client's own e2e tests: HTTP to nginx through a forwarded
+        # socket (WebSocket channels, v4.channel.k8s.io), raw bytes to a
+        # server, and the error of a port nothing listens on.
+        self.ready_pod("portforward-http", "nginx")
+        pf = portforward(self.core.connect_get_namespaced_pod_portforward,
+                         "portforward-http", NS, ports="80")
+        sock = pf.socket(80)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Connection: close\r\n\r\n")
+        reply = self.read_all(sock).decode()
+        self.assertTrue(reply.startswith("HTTP/1.1 200 OK\r\n"), reply)
+        self.assertIn("<h1>Welcome to nginx!</h1>", reply)
+        self.assertIsNone(pf.error(80))
+        sock.close()
+
+        self.ready_pod("portforward-raw", "redis")
+        pf = portforward(self.core.connect_get_namespaced_pod_portforward,
+                         "portforward-raw", NS, ports="6379,6380")
+        sock = pf.socket(6379)
+        sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+        sock.settimeout(20)
+        self.assertEqual(sock.recv(100), b"+PONG\r\n")
+        self.assertTrue(harness.wait_until(
+            lambda: pf.error(6380) is not None, 20))
+        self.assertIn("error forwarding port 6380 to pod ", pf.error(6380))
+        self.assertIn("connect: connection refused", pf.error(6380))
+        pf.close()
 
     def test_logs_of_a_container(self):
         self.running_pod("logger", ["sh", "-c", "echo one; echo two; "

@@ -12,31 +12,12 @@
 #include <string_view>
 
 #include "server/stream/channel_exec.h"
+#include "server/stream/scripted_conn.h"
 #include "server/stream/websocket.h"
 
 namespace {
 
 using namespace kmock::server::stream;  // NOLINT(build/namespaces)
-
-class ScriptedConn : public UpgradedConn {
- public:
-  explicit ScriptedConn(std::string_view in) : in_(in) {}
-  int Read(char* buf, size_t n, std::chrono::milliseconds) override {
-    if (in_.empty()) return -1;
-    size_t k = std::min(n, std::min<size_t>(in_.size(), 97));
-    std::copy(in_.begin(), in_.begin() + k, buf);
-    in_.remove_prefix(k);
-    return static_cast<int>(k);
-  }
-  bool Write(std::string_view bytes) override {
-    written_ += bytes.size();
-    return written_ < (1u << 24);
-  }
-
- private:
-  std::string_view in_;
-  size_t written_ = 0;
-};
 
 class EchoShell : public LineShell {
  public:
@@ -72,11 +53,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::vector<std::string> command = {"cat"};
   {
-    ScriptedConn conn(in);
+    ScriptedConn conn(std::string(in), 97);
     ExecStreams streams;
     streams.in = true;
-    ServeWebSocketExec(
-        conn, size % 2 == 0, streams, command,
+    WebSocketExecTransport t(conn, size % 2 == 0);
+    ServeExec(
+        t, streams, command,
         [](const std::string& stdin_data) {
           ExecOutcome o;
           o.out = stdin_data;
@@ -86,9 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         [] { return false; });
   }
   {
-    ScriptedConn conn(in);
+    ScriptedConn conn(std::string(in), 97);
     EchoShell shell;
-    ServeWebSocketShell(conn, shell, command, [] { return false; });
+    WebSocketExecTransport t(conn, true);
+    ServeShell(t, shell, command, [] { return false; });
   }
   return 0;
 }
