@@ -490,6 +490,7 @@ Status Kubelets::Sync(const std::string& key) {
       if (cur >= 0 && entry.rt.containers[cur].step == Step::kCreated) {
         lifecycle::StartContainerProcess(pod, &entry.rt.containers[cur],
                                          &entry.rt, node, now, ObjectsOf(*pod));
+        ListenForExit(*pod, entry.rt.containers[cur]);
       }
     }
     auto events = lifecycle::Apply(stage->action, &entry.rt, now);
@@ -567,6 +568,13 @@ lifecycle::ObjectSource Kubelets::ObjectsOf(const json& pod) const {
   };
 }
 
+void Kubelets::ListenForExit(const json& pod, const ContainerRuntime& c) {
+  // A program ended by its attached terminal: sync the pod now, not at
+  // its next wake-up (a blocked program has none).
+  if (c.sim)
+    c.sim->SetExitListener([this, key = KeyOf(pod)] { queue_.Add(key); });
+}
+
 bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
                                  PodRuntime* rt, TimePoint now,
                                  std::optional<TimePoint>* wake) {
@@ -577,6 +585,7 @@ bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
     if (!c.sim) {
       // Adopted after kubemock restarted: its program starts again.
       lifecycle::StartContainerProcess(pod, &c, rt, node, now, ObjectsOf(*pod));
+      ListenForExit(*pod, c);
     }
     c.sim->Advance(now);
     switch (c.sim->state()) {

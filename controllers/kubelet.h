@@ -145,11 +145,13 @@ class Kubelets : public sim::ContainerDirectory {
   // Creates the static pod `key` again if it is one and its node is there.
   Status RecreateStaticPod(const std::string& key);
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
+  // Reads the ConfigMaps and Secrets of the pod's namespace.
+  lifecycle::ObjectSource ObjectsOf(const json& pod) const;
+  // Has the pod synced when the container's program ends from outside.
+  void ListenForExit(const json& pod, const lifecycle::ContainerRuntime& c);
   // Runs the programs of the running containers up to now: those that
   // exit are Terminated. Returns whether any did; *wake is the earliest
   // moment a sleeping program runs again (unchanged if none).
-  // Reads the ConfigMaps and Secrets of the pod's namespace.
-  lifecycle::ObjectSource ObjectsOf(const json& pod) const;
   bool AdvanceContainers(const ObjectPtr& pod, const std::string& node,
                          lifecycle::PodRuntime* rt, TimePoint now,
                          std::optional<TimePoint>* wake);

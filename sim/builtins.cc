@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include "sim/tar.h"
+
 namespace kmock::sim {
 namespace {
 
@@ -754,6 +756,7 @@ constexpr Entry kBuiltins[] = {
     {"sync", Noop},
     {"yes", Yes},
     {"sort", Sort},
+    {"tar", TarCommand},
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/builtins.h"
+
 namespace kmock::sim {
 
 Container::Container(ProcessSpec spec, std::function<Filesystem::Files()> files,
@@ -147,5 +149,44 @@ std::string PortConnection::Send(std::string_view data, TimePoint now) {
 }
 
 bool PortConnection::closed() const { return server_->closed(); }
+
+bool Container::ReadsTerminal() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!spec_.stdin_open || spec_.argv.size() != 1 ||
+      process_->state() != Process::State::kBlocked)
+    return false;
+  std::string base = BaseName(spec_.argv[0]);
+  return base == "sh" || base == "bash" || base == "ash" || base == "dash";
+}
+
+std::string Container::TerminalPrompt() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!terminal_) terminal_ = std::make_unique<Process::Shell>(spec_);
+  return terminal_->Prompt();
+}
+
+std::string Container::TypeLine(const std::string& line, TimePoint now) {
+  std::function<void()> notify;
+  std::string out;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (process_->state() != Process::State::kBlocked) return "";
+    if (!terminal_) terminal_ = std::make_unique<Process::Shell>(spec_);
+    std::string prompt = terminal_->Prompt();
+    out = terminal_->Line(line, now);
+    Append(Output{now, 1, prompt + line + "\n" + out});
+    if (terminal_->exited()) {
+      process_->End(terminal_->exit_code(), now);
+      notify = exit_listener_;
+    }
+  }
+  if (notify) notify();
+  return out;
+}
+
+void Container::SetExitListener(std::function<void()> listener) {
+  std::lock_guard<std::mutex> l(mu_);
+  exit_listener_ = std::move(listener);
+}
 
 }  // namespace kmock::sim

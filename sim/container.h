@@ -90,6 +90,18 @@ class Container {
   std::string RunShellLine(Process::Shell& shell, const std::string& line,
                            TimePoint now);
 
+  // kubectl attach to the program's terminal: whether the program is a
+  // shell reading the stdin its container keeps open (`kubectl run -it
+  // -- sh`), its prompt, and a line typed into it, whose echo and output
+  // the log keeps too. When that shell exits, the container's process has
+  // ended: the exit listener is told, so its kubelet syncs at once.
+  bool ReadsTerminal() const;
+  std::string TerminalPrompt();
+  std::string TypeLine(const std::string& line, TimePoint now);
+  // Called, without the container's lock, when the process ends other
+  // than in Advance.
+  void SetExitListener(std::function<void()> listener);
+
   // A connection to `port` from `peer`, or null when the program does not
   // listen there (not running, or another port).
   static std::unique_ptr<PortConnection> Connect(
@@ -107,6 +119,8 @@ class Container {
   Filesystem fs_;
   ProcessSpec spec_;
   std::unique_ptr<Process> process_;
+  std::unique_ptr<Process::Shell> terminal_;  // the attached shell
+  std::function<void()> exit_listener_;
   std::deque<LogLine> log_;
   uint64_t first_ = 0;
   size_t bytes_ = 0;

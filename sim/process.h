@@ -125,6 +125,13 @@ class Process {
     int exit_code_ = 0;
   };
 
+  // Ends the process from outside (its terminal's shell exited).
+  void End(int exit_code, TimePoint at) {
+    state_ = State::kExited;
+    exit_code_ = exit_code;
+    exited_at_ = at;
+  }
+
   static ExecResult Exec(const ProcessSpec& spec,
                          const std::vector<std::string>& argv, TimePoint now,
                          const std::string& stdin_data = "");

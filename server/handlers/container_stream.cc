@@ -6,11 +6,9 @@
 // (kubectl 1.27-1.29; v4.channel.k8s.io down to channel.k8s.io).
 // portforward connects to the servers of the pod's programs
 // (sim/servers.h) over SPDY (kubectl 1.27-1.30), SPDY tunnelled in
-// WebSocket (1.31+) or WebSocket channels (the Python client). attach is
-// not served yet: it gets a Status answer instead of the 101 upgrade, as
-// from a cluster whose kubelet cannot open the stream, so kubectl prints
-// it and exits 1 at once instead of waiting for a stream that never comes.
-#include <openssl/sha.h>
+// WebSocket (1.31+) or WebSocket channels (the Python client). attach
+// joins the program's terminal when it is a shell reading its stdin
+// (`kubectl run -it -- sh`), else streams what the program prints.
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -111,17 +109,6 @@ bool IsBareShell(const std::vector<std::string>& command) {
   return base == "sh" || base == "bash" || base == "ash" || base == "dash";
 }
 
-// The answer of a cluster that cannot open the stream.
-void Refuse(const RequestContext& ctx, httplib::Response& res,
-            const std::string& container) {
-  std::string target = "pod \"" + ctx.info->name + "\"";
-  if (!container.empty())
-    target = "container \"" + container + "\" in " + target;
-  WriteError(res, BadRequestError("attach to " + target +
-                                  " is not available: the containers of this "
-                                  "cluster do not serve attach yet"));
-}
-
 // Every value a header offers, over repeated lines and comma lists.
 std::vector<std::string> Offered(const httplib::Request& req,
                                  const char* header) {
@@ -192,24 +179,20 @@ void NoProtocol(httplib::Response& res, Carrier carrier,
                            list + "], server supports the channel protocols"));
 }
 
-void HandleExec(const RequestContext& ctx, httplib::Response& res,
-                const json& pod) {
+// A session on a container's standard streams: exec's command or
+// attach's view of the program, over whichever transport the client chose.
+using ChannelSession =
+    std::function<void(stream::ExecTransport&, const std::function<bool()>&)>;
+
+// Negotiates the channel protocol of an exec or attach request, checks
+// that the container runs, switches the connection and runs `session` on
+// it. *instance and *streams are set before make_session is called.
+void ServeChannels(const RequestContext& ctx, httplib::Response& res,
+                   const json& pod, const std::string& container,
+                   std::shared_ptr<sim::Container>* instance,
+                   stream::ExecStreams* streams,
+                   const std::function<ChannelSession()>& make_session) {
   const httplib::Request& req = *ctx.req;
-  Result<std::string> container =
-      PickContainer(pod, req.get_param_value("container"));
-  if (!container.ok()) return WriteError(res, container.status());
-  std::vector<std::string> command;
-  for (size_t i = 0; i < req.get_param_value_count("command"); ++i)
-    command.push_back(req.get_param_value("command", i));
-  if (command.empty())
-    return WriteError(res, BadRequestError("you must specify at least one "
-                                           "command for the container"));
-  std::string phase = ObjectAt(pod, "status").value("phase", "");
-  if (phase == "Succeeded" || phase == "Failed")
-    return WriteError(
-        res, BadRequestError("cannot exec into a container in a completed "
-                             "pod; current phase is " +
-                             phase));
   Carrier carrier = CarrierOf(req);
   std::string protocol;
   if (carrier == Carrier::kWebSocket)
@@ -225,77 +208,177 @@ void HandleExec(const RequestContext& ctx, httplib::Response& res,
         res, carrier,
         Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
                                                : "Sec-WebSocket-Protocol"));
-  std::shared_ptr<sim::Container> instance;
   if (ctx.containers != nullptr)
-    instance = ctx.containers->Find(ctx.info->ns, ctx.info->name,
-                                    ObjectAt(pod, "metadata").value("uid", ""),
-                                    *container, false);
-  bool running = instance != nullptr &&
-                 (instance->state() == sim::Process::State::kRunning ||
-                  instance->state() == sim::Process::State::kSleeping ||
-                  instance->state() == sim::Process::State::kBlocked);
+    *instance = ctx.containers->Find(ctx.info->ns, ctx.info->name,
+                                     ObjectAt(pod, "metadata").value("uid", ""),
+                                     container, false);
+  const auto& c = *instance;
+  bool running =
+      c != nullptr && (c->state() == sim::Process::State::kRunning ||
+                       c->state() == sim::Process::State::kSleeping ||
+                       c->state() == sim::Process::State::kBlocked);
   if (!running)
     return WriteError(
-        res, BadRequestError("container not found (\"" + *container + "\")"));
-  stream::ExecStreams streams;
-  streams.in = BoolParam(req, "stdin");
-  streams.out = BoolParam(req, "stdout");
-  streams.err = BoolParam(req, "stderr");
-  streams.tty = BoolParam(req, "tty");
+        res, BadRequestError("container not found (\"" + container + "\")"));
+  streams->in = BoolParam(req, "stdin");
+  streams->out = BoolParam(req, "stdout");
+  streams->err = BoolParam(req, "stderr");
+  streams->tty = BoolParam(req, "tty");
   // A terminal merges stderr into stdout: the kubelet drops a stderr
   // asked for with a tty.
-  if (streams.tty) streams.err = false;
-  const Clock* clock = ctx.clock;
-  Rng* rng = ctx.rng;
+  if (streams->tty) streams->err = false;
+  ChannelSession session = make_session();
+  stream::ExecStreams wanted = *streams;
   StreamTracker* tracker = ctx.streams;
-
   SwitchProtocols(req, res, carrier, protocol);
   res.set_content_provider(
-      "application/octet-stream",
-      [&req, instance, command, streams, carrier, protocol, clock, rng,
-       tracker](size_t, httplib::DataSink& sink) {
+      "application/octet-stream", [&req, carrier, protocol, wanted, session,
+                                   tracker](size_t, httplib::DataSink& sink) {
         UpgradedTls conn(req, sink);
         auto stopping = [tracker] { return tracker->stopped(); };
-        auto serve = [&](stream::ExecTransport& t) {
-          if (streams.tty && streams.in && IsBareShell(command)) {
-            ContainerShell shell(instance, clock);
-            stream::ServeShell(t, shell, command, stopping);
-            return;
-          }
-          auto run = [&](const std::string& in) {
-            sim::Process::ExecResult r =
-                instance->Exec(command, clock->Now(), in);
-            stream::ExecOutcome o;
-            o.exit_code = r.exit_code;
-            o.out = std::move(r.out);
-            o.err = std::move(r.err);
-            if (r.not_found) {
-              o.failure =
-                  "failed to exec in container: failed to start exec \"" +
-                  rng->Hex(64) +
-                  "\": OCI runtime exec failed: exec failed: unable to "
-                  "start container process: exec: \"" +
-                  command[0] +
-                  "\": executable file not found in $PATH: unknown";
-            }
-            return o;
-          };
-          stream::ServeExec(t, streams, command, run, stopping);
-        };
         if (carrier == Carrier::kWebSocket) {
           stream::WebSocketExecTransport t(conn, protocol[1] == '5');
-          serve(t);
+          session(t, stopping);
         } else {
-          stream::SpdySession session(conn);
+          stream::SpdySession spdy(conn);
           auto t = stream::SpdyExecTransport::Open(
-              session, streams,
+              spdy, wanted,
               protocol == "v5.channel.k8s.io" ||
                   protocol == "v4.channel.k8s.io",
               stopping, std::chrono::seconds(30));
-          if (t) serve(*t);
+          if (t) session(*t, stopping);
         }
         return false;  // the session is over: close the connection
       });
+}
+
+// The phase check kube-apiserver makes before exec and attach.
+Status CheckNotCompleted(const json& pod, const std::string& verb) {
+  std::string phase = ObjectAt(pod, "status").value("phase", "");
+  if (phase == "Succeeded" || phase == "Failed")
+    return BadRequestError("cannot " + verb +
+                           " a container in a completed pod; current phase "
+                           "is " +
+                           phase);
+  return Status::Ok();
+}
+
+void HandleExec(const RequestContext& ctx, httplib::Response& res,
+                const json& pod) {
+  const httplib::Request& req = *ctx.req;
+  Result<std::string> container =
+      PickContainer(pod, req.get_param_value("container"));
+  if (!container.ok()) return WriteError(res, container.status());
+  std::vector<std::string> command;
+  for (size_t i = 0; i < req.get_param_value_count("command"); ++i)
+    command.push_back(req.get_param_value("command", i));
+  if (command.empty())
+    return WriteError(res, BadRequestError("you must specify at least one "
+                                           "command for the container"));
+  Status phase = CheckNotCompleted(pod, "exec into");
+  if (!phase.ok()) return WriteError(res, phase);
+  const Clock* clock = ctx.clock;
+  Rng* rng = ctx.rng;
+  std::shared_ptr<sim::Container> instance;
+  stream::ExecStreams streams;
+  ServeChannels(ctx, res, pod, *container, &instance, &streams, [&] {
+    return [instance, command, streams, clock, rng](
+               stream::ExecTransport& t,
+               const std::function<bool()>& stopping) {
+      if (streams.tty && streams.in && IsBareShell(command)) {
+        ContainerShell shell(instance, clock);
+        stream::ServeShell(t, shell, command, stopping);
+        return;
+      }
+      auto run = [&](const std::string& in) {
+        sim::Process::ExecResult r = instance->Exec(command, clock->Now(), in);
+        stream::ExecOutcome o;
+        o.exit_code = r.exit_code;
+        o.out = std::move(r.out);
+        o.err = std::move(r.err);
+        if (r.not_found) {
+          o.failure = "failed to exec in container: failed to start exec \"" +
+                      rng->Hex(64) +
+                      "\": OCI runtime exec failed: exec failed: unable to "
+                      "start container process: exec: \"" +
+                      command[0] +
+                      "\": executable file not found in $PATH: unknown";
+        }
+        return o;
+      };
+      stream::ServeExec(t, streams, command, run, stopping);
+    };
+  });
+}
+
+// The attached terminal of a program that is a shell reading its stdin.
+class AttachedTerminal : public stream::LineShell {
+ public:
+  AttachedTerminal(std::shared_ptr<sim::Container> c, const Clock* clock)
+      : container_(std::move(c)), clock_(clock) {}
+  std::string Prompt() override { return container_->TerminalPrompt(); }
+  std::string Line(const std::string& line) override {
+    return container_->TypeLine(line, clock_->Now());
+  }
+  bool Exited() override {
+    return container_->state() == sim::Process::State::kExited;
+  }
+  // attach reports no exit code: the container's status carries it.
+  int ExitCode() override { return 0; }
+
+ private:
+  std::shared_ptr<sim::Container> container_;
+  const Clock* clock_;
+};
+
+// Streams what the program prints from now on, until it ends or the
+// client goes; what is typed is ignored (the program reads no stdin).
+void ServeOutput(stream::ExecTransport& t, sim::Container& c,
+                 const stream::ExecStreams& streams,
+                 const std::function<bool()>& stopping) {
+  uint64_t next = c.Log().first + c.Log().lines.size();
+  std::string ignored;
+  while (!stopping()) {
+    sim::ContainerLog log = c.Log(next);
+    for (const auto& line : log.lines) {
+      bool err = line.fd == 2 && !streams.tty;
+      if ((err ? streams.err : streams.out) && !t.Send(err ? 2 : 1, line.text))
+        return;
+    }
+    next = log.first + log.lines.size();
+    sim::Process::State st = c.state();
+    if (st == sim::Process::State::kExited ||
+        st == sim::Process::State::kStartError)
+      break;
+    if (t.Next(&ignored, std::chrono::milliseconds(200)) ==
+        stream::ExecTransport::Got::kEnd)
+      return;
+  }
+  t.Finish(stream::ExecOutcome{}, {});
+}
+
+void HandleAttach(const RequestContext& ctx, httplib::Response& res,
+                  const json& pod) {
+  const httplib::Request& req = *ctx.req;
+  Result<std::string> container =
+      PickContainer(pod, req.get_param_value("container"));
+  if (!container.ok()) return WriteError(res, container.status());
+  Status phase = CheckNotCompleted(pod, "attach");
+  if (!phase.ok()) return WriteError(res, phase);
+  const Clock* clock = ctx.clock;
+  std::shared_ptr<sim::Container> instance;
+  stream::ExecStreams streams;
+  ServeChannels(ctx, res, pod, *container, &instance, &streams, [&] {
+    return [instance, streams, clock](stream::ExecTransport& t,
+                                      const std::function<bool()>& stopping) {
+      if (streams.in && instance->ReadsTerminal()) {
+        AttachedTerminal terminal(instance, clock);
+        stream::ServeShell(t, terminal, {}, stopping);
+        return;
+      }
+      ServeOutput(t, *instance, streams, stopping);
+    };
+  });
 }
 
 // 64 hex digits that stand for the pod's sandbox in the runtime's words.
@@ -428,7 +511,7 @@ void HandleContainerStream(const RequestContext& ctx, httplib::Response& res) {
   if (ctx.info->subresource == "exec") return HandleExec(ctx, res, *pod);
   if (ctx.info->subresource == "portforward")
     return HandlePortForward(ctx, res, *pod);
-  Refuse(ctx, res, QueryParam(*ctx.req, "container"));
+  HandleAttach(ctx, res, *pod);
 }
 
 }  // namespace kmock::server

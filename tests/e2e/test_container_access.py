@@ -315,16 +315,27 @@ class ContainerAccessTest(harness.ServerTestCase):
                          "--", "sleep", "3600")
         self.kubectl.run("wait", "--for=condition=Ready", "pod/tty",
                          "--timeout=60s")
+        send, read_until, finish = self.run_in_pty("exec", "-it", "tty", "--",
+                                                   "sh")
+        self.assertTrue(read_until(b"/ # "))
+        send(b"cd /etc; X=5; echo $X $HOSTNAME\r")
+        self.assertTrue(read_until(b"5 tty\r\n/etc # "))
+        send(b"exit 4\r")
+        code, out = finish()
+        self.assertEqual(code, 4, out)
+        self.assertIn(b"command terminated with exit code 4", out)
+
+    def run_in_pty(self, *args):
+        """kubectl in a terminal: (send, read_until, finish)."""
         pid, fd = pty.fork()
         if pid == 0:
-            argv = self.kubectl.argv("exec", "-it", "tty", "--", "sh")
+            argv = self.kubectl.argv(*args)
             os.execve(argv[0], argv, self.kubectl.env)
-        out = b""
+        out = [b""]
 
         def read_until(text, timeout=20):
-            nonlocal out
             deadline = time.monotonic() + harness.budget(timeout)
-            while text not in out and time.monotonic() < deadline:
+            while text not in out[0] and time.monotonic() < deadline:
                 ready, _, _ = select.select([fd], [], [], 0.1)
                 if ready:
                     try:
@@ -333,20 +344,66 @@ class ContainerAccessTest(harness.ServerTestCase):
                         break
                     if not chunk:
                         break
-                    out += chunk
-            return text in out
+                    out[0] += chunk
+            return text in out[0]
 
-        try:
-            self.assertTrue(read_until(b"/ # "), out)
-            os.write(fd, b"cd /etc; X=5; echo $X $HOSTNAME\r")
-            self.assertTrue(read_until(b"5 tty\r\n/etc # "), out)
-            os.write(fd, b"exit 4\r")
-            read_until(b"exit code 4")
-        finally:
+        def finish():
+            read_until(b"\0", 30)  # everything until kubectl exits
             _, status = os.waitpid(pid, 0)
             os.close(fd)
-        self.assertEqual(os.WEXITSTATUS(status), 4, out)
-        self.assertIn(b"command terminated with exit code 4", out)
+            return os.WEXITSTATUS(status), out[0]
+        return (lambda data: os.write(fd, data)), read_until, finish
+
+    def test_run_it_rm_gives_a_shell_of_the_container(self):
+        send, read_until, finish = self.run_in_pty(
+            "run", "box", "-it", "--rm", "--image=busybox",
+            "--restart=Never", "--", "sh")
+        self.assertTrue(read_until(b"/ # ", 60))
+        send(b"echo $HOSTNAME; exit 3\r")
+        code, out = finish()
+        self.assertIn(b"\r\nbox\r\n", out)
+        self.assertIn(b'pod "box" deleted', out)
+        self.assertEqual(code, 3, out)
+
+    def test_attach_streams_what_the_program_prints(self):
+        self.kubectl.run("run", "talker", "--image=busybox", "--", "sh", "-c",
+                         "sleep 2; echo first; sleep 1; echo second; "
+                         "sleep 3600")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/talker",
+                         "--timeout=60s")
+        bg = self.kubectl.popen("attach", "talker")
+        try:
+            self.assertTrue(harness.wait_until(
+                lambda: "second\n" in bg.output(), 30),
+                bg.output() + bg.stderr())
+        finally:
+            bg.stop()
+
+    def test_cp_copies_files_and_directories_both_ways(self):
+        self.kubectl.run("run", "files", "--image=busybox", "--restart=Never",
+                         "--", "sleep", "3600")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/files",
+                         "--timeout=60s")
+        src = os.path.join(self.workdir, "cp-src")
+        os.makedirs(os.path.join(src, "sub"), exist_ok=True)
+        with open(os.path.join(src, "sub", "one.txt"), "w") as f:
+            f.write("one\n")
+        with open(os.path.join(self.workdir, "note.txt"), "w") as f:
+            f.write("a note\n")
+        self.kubectl.run("cp", os.path.join(self.workdir, "note.txt"),
+                         "files:/tmp/note.txt", timeout=60)
+        self.kubectl.run("cp", src, "files:/tmp/tree", timeout=60)
+        p = self.kubectl.run("exec", "files", "--", "cat", "/tmp/note.txt",
+                             "/tmp/tree/sub/one.txt", timeout=60)
+        self.assertEqual(p.stdout, "a note\none\n")
+        back = os.path.join(self.workdir, "cp-back")
+        self.kubectl.run("cp", "files:/tmp/tree", back, timeout=60)
+        with open(os.path.join(back, "sub", "one.txt")) as f:
+            self.assertEqual(f.read(), "one\n")
+        host = os.path.join(self.workdir, "hostname")
+        self.kubectl.run("cp", "files:/etc/hostname", host, timeout=60)
+        with open(host) as f:
+            self.assertEqual(f.read(), "files\n")
 
     def free_port(self):
         with socket.socket() as s:
