@@ -3,6 +3,7 @@
 #include "common/json_view.h"
 #include "controllers/lifecycle/container_setup.h"
 #include "controllers/lifecycle/engine.h"
+#include "controllers/lifecycle/probes.h"
 #include "controllers/scheduler.h"
 #include "sim/image_catalog.h"
 #include "sim/image_names.h"
@@ -186,6 +187,7 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
       } else {
         cr.restart_policy = pod_policy;
       }
+      cr.probed = lifecycle::WaitsForProbe(c);
       sim::PullCheck pull = sim::ImageCatalog::Builtin().CheckPull(cr.image);
       if (pull.result == sim::PullResult::kInvalidName) {
         cr.pull_reason = "InvalidImageName";
@@ -442,6 +444,19 @@ Status Kubelets::Sync(const std::string& key) {
   std::optional<TimePoint> wake;
   // The view a step ended with, when it looked ahead: the next step's.
   std::optional<lifecycle::View> next_view;
+  {
+    // Probes see the programs as they are now.
+    TimePoint now = clock_->Now();
+    if (AdvanceContainers(pod, node, &entry.rt, now, &wake)) dirty = true;
+    std::vector<lifecycle::EventSpec> probe_events;
+    if (lifecycle::RunDueProbes(*pod, &entry.rt, now, &probe_events, &wake))
+      dirty = true;
+    for (const auto& ev : probe_events) {
+      EventRecord rec{ev.type, ev.reason, ev.message, ev.field_path, ""};
+      Status st = agent->recorder->Record(*pod, rec);
+      if (!st.ok()) result = st;
+    }
+  }
   for (int guard = 0; guard < 64; ++guard) {
     if (AdvanceContainers(pod, node, &entry.rt, clock_->Now(), &wake)) {
       dirty = true;
@@ -601,7 +616,9 @@ bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
       case sim::Process::State::kExited:
         c.step = Step::kTerminated;
         c.exit_code = c.sim->exit_code();
-        c.reason = c.exit_code == 0 ? "Completed" : "Error";
+        c.reason = c.oom_killed       ? "OOMKilled"
+                   : c.exit_code == 0 ? "Completed"
+                                      : "Error";
         c.finished_at = std::min(c.sim->exited_at(), now);
         if (c.finished_at < c.started_at) c.finished_at = c.started_at;
         c.ready = false;

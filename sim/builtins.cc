@@ -250,7 +250,11 @@ void Pwd(CommandRun& r) { r.out += r.shell->cwd + "\n"; }
 
 std::string NoSuchFile(const CommandRun& r, const std::string& cmd,
                        const std::string& file) {
-  if (IsBusybox(r)) return cmd + ": " + file + ": No such file or directory";
+  // busybox's file readers say "can't open"; its other applets and GNU
+  // coreutils name the file.
+  if (IsBusybox(r) &&
+      (cmd == "cat" || cmd == "head" || cmd == "tail" || cmd == "wc"))
+    return cmd + ": can't open '" + file + "': No such file or directory";
   return cmd + ": " + file + ": No such file or directory";
 }
 

@@ -189,4 +189,9 @@ void Container::SetExitListener(std::function<void()> listener) {
   exit_listener_ = std::move(listener);
 }
 
+void Container::Stop(int exit_code, TimePoint now) {
+  std::lock_guard<std::mutex> l(mu_);
+  process_->End(exit_code, now);
+}
+
 }  // namespace kmock::sim

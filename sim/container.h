@@ -98,6 +98,12 @@ class Container {
   bool ReadsTerminal() const;
   std::string TerminalPrompt();
   std::string TypeLine(const std::string& line, TimePoint now);
+  // Whether the image has a profile (sim/images.yaml): of a program we
+  // know nothing about, nothing can be asked.
+  bool profiled() const { return spec_.image != nullptr; }
+  // Ends the process (the kubelet killed it: a failed liveness probe).
+  void Stop(int exit_code, TimePoint now);
+
   // Called, without the container's lock, when the process ends other
   // than in Advance.
   void SetExitListener(std::function<void()> listener);

@@ -1,6 +1,8 @@
 #include "sim/programs.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <regex>
 
 namespace kmock::sim {
@@ -10,7 +12,8 @@ using Effect = CommandRun::Effect;
 
 // {time:FORMAT}, {hostname}, {version}, {ip} in a profile's text.
 std::string Fill(const ProgramContext& ctx, const std::string& text) {
-  std::string out;
+  std::string out, time_key, time_text;
+  out.reserve(text.size() + 64);
   size_t i = 0;
   while (i < text.size()) {
     size_t open = text.find('{', i);
@@ -26,7 +29,12 @@ std::string Fill(const ProgramContext& ctx, const std::string& text) {
     out += text.substr(i, open - i);
     std::string key = text.substr(open + 1, close - open - 1);
     if (key.rfind("time:", 0) == 0) {
-      out += FormatTime(ctx.now, key.substr(5));
+      // Start-up lines repeat one format (nginx's eight): format it once.
+      if (key != time_key) {
+        time_key = key;
+        time_text = FormatTime(ctx.now, key.substr(5));
+      }
+      out += time_text;
     } else if (key == "hostname") {
       out += ctx.spec.hostname;
     } else if (key == "ip") {
@@ -326,6 +334,36 @@ void RunProgram(const ProgramContext& ctx, CommandRun& run,
   } else {
     run.effect = Effect::kForever;
   }
+}
+
+int64_t MemoryNeedBytes(const ImageProfile* image,
+                        const std::vector<std::string>& argv) {
+  int64_t need = image != nullptr ? int64_t{image->memory_mib} << 20 : 0;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != "--vm-bytes") continue;
+    const std::string& v = argv[i + 1];
+    char* end = nullptr;
+    double n = std::strtod(v.c_str(), &end);
+    int64_t unit = 1;
+    switch (end != nullptr ? *end : '\0') {
+      case 'K':
+      case 'k':
+        unit = int64_t{1} << 10;
+        break;
+      case 'M':
+      case 'm':
+        unit = int64_t{1} << 20;
+        break;
+      case 'G':
+      case 'g':
+        unit = int64_t{1} << 30;
+        break;
+      default:
+        break;
+    }
+    need = std::max(need, static_cast<int64_t>(n * static_cast<double>(unit)));
+  }
+  return need;
 }
 
 }  // namespace kmock::sim

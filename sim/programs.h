@@ -35,6 +35,12 @@ const ProgramProfile* FindProgram(const ImageProfile* image,
 void RunProgram(const ProgramContext& ctx, CommandRun& run,
                 const std::function<void(CommandRun&)>& run_command);
 
+// The memory a container's program needs, in bytes: its image's working
+// set (memoryMiB), or what `stress --vm-bytes N` allocates (the memory
+// limit tutorial's image).
+int64_t MemoryNeedBytes(const ImageProfile* image,
+                        const std::vector<std::string>& argv);
+
 // pi to `digits` significant digits, rounded, as perl's bignum bpi(N)
 // prints it ("3.14159...").
 std::string PiDigits(int digits);

@@ -3,14 +3,14 @@
 #include "api/kinds/service.h"
 #include "common/go_base64.h"
 #include "common/json_view.h"
+#include "controllers/quantity.h"
 #include "sim/image_catalog.h"
 #include "sim/image_names.h"
+#include "sim/programs.h"
 
 namespace kmock::controllers::lifecycle {
 
 using nlohmann::json;
-
-namespace {
 
 const json* SpecOf(const json& pod, const ContainerRuntime& c) {
   for (const auto& sc :
@@ -18,6 +18,8 @@ const json* SpecOf(const json& pod, const ContainerRuntime& c) {
     if (sc.is_object() && sc.value("name", "") == c.name) return &sc;
   return nullptr;
 }
+
+namespace {
 
 std::vector<std::string> Strings(const json& list) {
   std::vector<std::string> out;
@@ -425,11 +427,30 @@ void StartContainerProcess(const std::shared_ptr<const json>& pod,
   auto files = [pod, who, where, node, objects] {
     return ContainerFiles(*pod, who, where, node, objects);
   };
+  // A memory limit below what the program needs (sim/programs.h).
+  int64_t need = 0;
+  Result<int64_t> limit = int64_t{0};
+  if (const json* sc = SpecOf(*pod, *c)) {
+    const json& limits = ObjectAt(ObjectAt(*sc, "resources"), "limits");
+    if (auto m = limits.find("memory"); m != limits.end()) {
+      limit = ParseValue(*m);
+      need = sim::MemoryNeedBytes(setup.spec.image, setup.spec.argv);
+    }
+  }
   auto container = std::make_shared<sim::Container>(
       std::move(setup.spec), std::move(files), setup.mounts, setup.read_only);
   container->Advance(now);
   if (container->state() == sim::Process::State::kStartError)
     c->start_error = container->error();
+  c->oom_killed = false;
+  if (limit.ok() && *limit > 0 && need > *limit &&
+      container->state() != sim::Process::State::kStartError &&
+      container->state() != sim::Process::State::kExited) {
+    // The program needs more than its limit: the kernel's OOM killer ends
+    // it as soon as it starts.
+    container->Stop(137, now);
+    c->oom_killed = true;
+  }
   c->sim = std::move(container);
 }
 

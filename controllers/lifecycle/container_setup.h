@@ -40,6 +40,10 @@ struct ContainerSetup {
 using ObjectSource = std::function<std::optional<nlohmann::json>(
     const std::string& plural, const std::string& name)>;
 
+// The spec entry of c in the pod (containers or initContainers), or null.
+const nlohmann::json* SpecOf(const nlohmann::json& pod,
+                             const ContainerRuntime& c);
+
 // REQUIRES: c is one of the pod's containers, rt the pod's record.
 // rt->empty_dirs gains the pod's emptyDir volumes as they are first used.
 ContainerSetup SetUpContainer(const nlohmann::json& pod,

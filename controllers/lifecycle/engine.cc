@@ -11,11 +11,11 @@ namespace kmock::controllers::lifecycle {
 using nlohmann::json;
 
 namespace {
-
 std::string FieldPath(const ContainerRuntime& c) {
   return std::string(c.init ? "spec.initContainers{" : "spec.containers{") +
          c.name + "}";
 }
+}  // namespace
 
 EventSpec Normal(const ContainerRuntime& c, std::string reason,
                  std::string message) {
@@ -23,13 +23,15 @@ EventSpec Normal(const ContainerRuntime& c, std::string reason,
                    FieldPath(c)};
 }
 
-std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
-
 EventSpec Warning(const ContainerRuntime& c, std::string reason,
                   std::string message) {
   return EventSpec{"Warning", std::move(reason), std::move(message),
                    FieldPath(c)};
 }
+
+namespace {
+
+std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 void Wait(ContainerRuntime* c, Step step, std::string reason,
           std::string message) {
@@ -302,7 +304,9 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       events.push_back(Normal(*c, "Started", "Started container " + c->name));
       c->step = Step::kRunning;
       c->started_at = now;
-      if (!c->init && rt->ready) c->ready = true;  // no readiness probe
+      // Without a readiness probe a container is ready once the pod is;
+      // with one, when the probe says so (probes.h).
+      if (!c->init && rt->ready && !c->probed) c->ready = true;
       break;
     case Action::kPullBackOff:
       if (c == nullptr || c->step != Step::kPullFailed) break;
@@ -359,6 +363,8 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       c->ready = false;
       c->started_at = TimePoint{};
       c->finished_at = TimePoint{};
+      c->liveness_probe = c->readiness_probe = c->startup_probe = {};
+      c->probes_started = false;
       break;
     }
     case Action::kCompleteInit:
@@ -371,7 +377,7 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
       break;
     case Action::kMarkReady:
       for (auto& x : rt->containers) {
-        if (!x.init && x.step == Step::kRunning) x.ready = true;
+        if (!x.init && x.step == Step::kRunning && !x.probed) x.ready = true;
       }
       rt->ready = true;
       break;

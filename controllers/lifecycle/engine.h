@@ -25,6 +25,12 @@ struct EventSpec {
   bool operator==(const EventSpec&) const = default;
 };
 
+// An event about container c ("spec.containers{c1}").
+EventSpec Normal(const ContainerRuntime& c, std::string reason,
+                 std::string message);
+EventSpec Warning(const ContainerRuntime& c, std::string reason,
+                  std::string message);
+
 // Moves rt on by one action at `now`; returns the events to record. An
 // action that does not apply (no current container) changes nothing.
 std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now);

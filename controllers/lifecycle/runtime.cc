@@ -125,6 +125,7 @@ json ToJson(const PodRuntime& rt) {
     if (c.ready) cj["ready"] = true;
     if (c.restart_policy != "Always") cj["restartPolicy"] = c.restart_policy;
     if (c.sidecar) cj["sidecar"] = true;
+    if (c.probed) cj["probed"] = true;
     if (c.stopped) cj["stopped"] = true;
     if (c.restart_count) cj["restartCount"] = c.restart_count;
     if (c.last) {
@@ -197,6 +198,7 @@ Result<PodRuntime> FromJson(const json& j) {
       c.message = cj.value("message", "");
       c.restart_policy = cj.value("restartPolicy", "Always");
       c.sidecar = cj.value("sidecar", false);
+      c.probed = cj.value("probed", false);
       c.stopped = cj.value("stopped", false);
       c.restart_count = cj.value("restartCount", 0);
       if (cj.contains("last")) {

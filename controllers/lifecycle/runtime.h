@@ -49,6 +49,12 @@ struct EndedInstance {
 const char* StepName(Step s);
 bool ParseStep(const std::string& name, Step* out);
 
+// One probe's schedule and its consecutive results.
+struct ProbeCounters {
+  TimePoint next{};  // zero: not scheduled yet
+  int successes = 0, failures = 0;
+};
+
 struct ContainerRuntime {
   std::string name;
   bool init = false;
@@ -95,6 +101,16 @@ struct ContainerRuntime {
   TimePoint pull_backoff_updated{};
   // The wait of a pending kPullBackOff or kBackOff step.
   int64_t retry_in_ms = 0;
+
+  // Probes (probes.h): whether readiness waits for one (a readiness or
+  // startup probe on a profiled image), and the counters of the running
+  // instance (not in the JSON form: a restarted kubemock probes afresh).
+  bool probed = false;
+  ProbeCounters liveness_probe, readiness_probe, startup_probe;
+  bool probes_started = false;  // the startup probe has passed (or none)
+  // The running instance was ended by the OOM killer (its memory limit is
+  // below what its program needs).
+  bool oom_killed = false;
 
   // The running instance and the one before (kubectl logs --previous);
   // not part of the JSON form.

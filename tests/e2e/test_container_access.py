@@ -405,6 +405,87 @@ class ContainerAccessTest(harness.ServerTestCase):
         with open(host) as f:
             self.assertEqual(f.read(), "files\n")
 
+    def test_probes_gate_readiness_and_restart_the_unhealthy(self):
+        self.kubectl.run("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "probe-live"},
+                 "spec": {"containers": [{
+                     "name": "liveness", "image": "registry.k8s.io/busybox",
+                     "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 3; "
+                              "rm -f /tmp/healthy; sleep 600"],
+                     "livenessProbe": {
+                         "exec": {"command": ["cat", "/tmp/healthy"]},
+                         "initialDelaySeconds": 1, "periodSeconds": 1}}]}},
+                {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "probe-ok", "labels": {"app": "pr"}},
+                 "spec": {"containers": [{
+                     "name": "web", "image": "nginx",
+                     "readinessProbe": {"httpGet": {"path": "/", "port": 80},
+                                        "periodSeconds": 1}}]}},
+                {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "probe-bad", "labels": {"app": "pr"}},
+                 "spec": {"containers": [{
+                     "name": "web", "image": "nginx",
+                     "readinessProbe": {"httpGet": {"path": "/healthz",
+                                                    "port": 80},
+                                        "periodSeconds": 1}}]}},
+                {"apiVersion": "v1", "kind": "Service",
+                 "metadata": {"name": "pr"},
+                 "spec": {"selector": {"app": "pr"},
+                          "ports": [{"port": 80}]}}]}))
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/probe-ok",
+                         "--timeout=60s")
+        ok_ip = self.pod("probe-ok")["status"]["podIP"]
+
+        def endpoints():
+            p = self.kubectl.run("get", "endpointslices", "-l",
+                                 "kubernetes.io/service-name=pr", "-o",
+                                 "json")
+            return sorted(a for s in json.loads(p.stdout)["items"]
+                          for e in s.get("endpoints") or []
+                          if e.get("conditions", {}).get("ready")
+                          for a in e["addresses"])
+        self.assertTrue(harness.wait_until(
+            lambda: endpoints() == [ok_ip], 30), endpoints())
+        bad = self.pod("probe-bad")
+        self.assertFalse(bad["status"]["containerStatuses"][0]["ready"])
+        self.assertTrue(harness.wait_until(
+            lambda: ("Warning", "Unhealthy", "Readiness probe failed: HTTP "
+                     "probe failed with statuscode: 404")
+            in self.events_of("probe-bad"), 30))
+        live = self.wait_pod("probe-live", lambda p: p["status"].get(
+            "containerStatuses", [{}])[0].get("restartCount", 0) >= 1)
+        last = live["status"]["containerStatuses"][0]["lastState"]
+        self.assertEqual(last["terminated"]["exitCode"], 137)
+        events = self.events_of("probe-live")
+        self.assertIn(("Warning", "Unhealthy", "Liveness probe failed: cat: "
+                       "can't open '/tmp/healthy': No such file or "
+                       "directory\n"), events)
+        self.assertIn(("Normal", "Killing", "Container liveness failed "
+                       "liveness probe, will be restarted"), events)
+        self.assertIn('"GET / HTTP/1.1" 200 615 "-" "kube-probe/1.33" "-"',
+                      self.kubectl.run("logs", "probe-ok").stdout)
+
+    def test_memory_limit_below_the_need_is_oom_killed(self):
+        self.kubectl.run("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "memory-demo-2"},
+            "spec": {"containers": [{
+                "name": "memory-demo-2-ctr", "image": "polinux/stress",
+                "resources": {"requests": {"memory": "50Mi"},
+                              "limits": {"memory": "100Mi"}},
+                "command": ["stress"],
+                "args": ["--vm", "1", "--vm-bytes", "250M", "--vm-hang",
+                         "1"]}]}}))
+        pod = self.wait_pod("memory-demo-2", lambda p: p["status"].get(
+            "containerStatuses", [{}])[0].get("lastState", {}).get(
+                "terminated"))
+        term = pod["status"]["containerStatuses"][0]["lastState"][
+            "terminated"]
+        self.assertEqual((term["reason"], term["exitCode"]),
+                         ("OOMKilled", 137))
+
     def free_port(self):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
