@@ -6,6 +6,7 @@
 #include "controllers/lifecycle/stage.h"
 #include "controllers/replicaset_controller.h"
 #include "controllers/system_pods.h"
+#include "registry/api_errors.h"
 
 namespace kmock::controllers {
 
@@ -80,6 +81,32 @@ Status ControllerManager::Start() {
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
                                   nodes_.get(), std::move(configs), ko));
   containers_.kubelets.store(kubelets_.get());
+  // metrics.k8s.io, served while the metrics API is in the catalog.
+  const api::Catalog& cat = registry_->catalog();
+  const api::ResourceInfo* pod_metrics =
+      cat.Find("metrics.k8s.io", "v1beta1", "pods");
+  const api::ResourceInfo* node_metrics =
+      cat.Find("metrics.k8s.io", "v1beta1", "nodes");
+  if (pod_metrics != nullptr && node_metrics != nullptr) {
+    metrics_ = std::make_unique<MetricsSource>(pods_.get(), nodes_.get(),
+                                               &containers_, clock_);
+    MetricsSource* m = metrics_.get();
+    // metrics-server's words for what it has no metrics of.
+    registry_->SetLiveItems(pod_metrics,
+                            {[m](std::string_view ns) { return m->Pods(ns); },
+                             [](std::string_view ns, std::string_view name) {
+                               return registry::NotFound(
+                                   "metrics.k8s.io", "podmetrics",
+                                   std::string(ns) + "/" + std::string(name));
+                             }});
+    registry_->SetLiveItems(node_metrics,
+                            {[m](std::string_view) { return m->Nodes(); },
+                             [](std::string_view, std::string_view name) {
+                               return registry::NotFound("metrics.k8s.io",
+                                                         "nodemetrics",
+                                                         std::string(name));
+                             }});
+  }
   if (options_.heartbeats) {
     heartbeats_ = std::make_unique<NodeHeartbeats>(registry_, clock_, res_,
                                                    names, options_.heartbeat);

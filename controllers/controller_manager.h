@@ -29,6 +29,7 @@
 #include "controllers/informer.h"
 #include "controllers/kubelet.h"
 #include "controllers/kubernetes_service.h"
+#include "controllers/metrics_source.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/node_heartbeat.h"
 #include "controllers/resources_lookup.h"
@@ -142,6 +143,7 @@ class ControllerManager {
   std::unique_ptr<Informer> claims_;
   std::unique_ptr<Informer> volumes_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<MetricsSource> metrics_;
   std::unique_ptr<Kubelets> kubelets_;
   std::unique_ptr<NodeHeartbeats> heartbeats_;
   std::unique_ptr<Informer> replicasets_;

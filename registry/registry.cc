@@ -205,13 +205,26 @@ Result<ServedPtr> Registry::GetServed(const api::ResourceInfo& res,
   return served_cache_.Decode(res, kv->key, kv->value, kv->mod_revision);
 }
 
+void Registry::SetLiveItems(const api::ResourceInfo* res, LiveItems items) {
+  live_items_[res] = std::move(items);
+}
+
+std::vector<json> Registry::VirtualItems(const api::ResourceInfo& res,
+                                         std::string_view ns) const {
+  auto it = live_items_.find(&res);
+  if (it != live_items_.end()) return it->second.items(ns);
+  return res.virtual_items();
+}
+
 Result<json> Registry::Get(const api::ResourceInfo& res, std::string_view ns,
                            std::string_view name,
                            std::string_view subresource) {
   if (res.virtual_items) {
-    for (json& item : res.virtual_items()) {
+    for (json& item : VirtualItems(res, ns)) {
       if (StringAt(ObjectAt(item, "metadata"), "name") == name) return item;
     }
+    if (auto live = live_items_.find(&res); live != live_items_.end())
+      return live->second.not_found(ns, name);
     // kube-apiserver's own words, passed on as a bare 500.
     return Status(StatusCode::kUnclassified,
                   "Component not found: " + std::string(name));
@@ -270,7 +283,7 @@ Result<json> Registry::List(const api::ResourceInfo& res, std::string_view ns,
     KMOCK_ASSIGN_OR_RETURN(Filter filter, MakeFilter(res, opts.label_selector,
                                                      opts.field_selector));
     json items = json::array();
-    for (json& item : res.virtual_items()) {
+    for (json& item : VirtualItems(res, ns)) {
       if (!filter.Matches(res, item)) continue;
       item.erase("apiVersion");
       item.erase("kind");

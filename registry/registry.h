@@ -170,6 +170,17 @@ class Registry {
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
+  // The items of a virtual kind computed from live state the registry does
+  // not hold (the metrics API's, from the kubelets' containers), for a
+  // namespace or ("") all: they replace the kind's own virtual_items. Set
+  // at start-up, before requests are served.
+  struct LiveItems {
+    std::function<std::vector<json>(std::string_view ns)> items;
+    // The error of a get that finds nothing in namespace ns.
+    std::function<Status(std::string_view ns, std::string_view name)> not_found;
+  };
+  void SetLiveItems(const api::ResourceInfo* res, LiveItems items);
+
   // subresource: "" or "status" (the object), or "scale" (an
   // autoscaling/v1 Scale built from the object).
   Result<json> Get(const api::ResourceInfo& res, std::string_view ns,
@@ -262,6 +273,11 @@ class Registry {
   void set_garbage_collection(bool on) { garbage_collection_.store(on); }
 
  private:
+  // A virtual kind's items in namespace ns ("" all).
+  std::vector<json> VirtualItems(const api::ResourceInfo& res,
+                                 std::string_view ns) const;
+
+  std::map<const api::ResourceInfo*, LiveItems> live_items_;
   std::unique_ptr<api::Catalog> owned_catalog_;
   api::Catalog* catalog_;
   // The admission plugins run on create (admission/admission_plugin.h).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/builtins.h"
+#include "sim/programs.h"
 
 namespace kmock::sim {
 
@@ -141,11 +142,27 @@ std::unique_ptr<PortConnection> Container::Connect(
 std::string PortConnection::Send(std::string_view data, TimePoint now) {
   std::vector<Output> log;
   std::string answer = server_->Receive(data, now, &log);
-  if (!log.empty()) {
+  if (!answer.empty() || !log.empty()) {
     std::lock_guard<std::mutex> l(container_->mu_);
     for (const auto& o : log) container_->Append(o);
+    if (!answer.empty()) {
+      container_->served_.push_back(now);
+      if (container_->served_.size() > 4096) container_->served_.pop_front();
+    }
   }
   return answer;
+}
+
+int64_t Container::MemoryNeed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return MemoryNeedBytes(spec_.image, spec_.argv);
+}
+
+size_t Container::RequestsSince(TimePoint t) const {
+  std::lock_guard<std::mutex> l(mu_);
+  size_t n = 0;
+  for (auto it = served_.rbegin(); it != served_.rend() && *it >= t; ++it) ++n;
+  return n;
 }
 
 bool PortConnection::closed() const { return server_->closed(); }

@@ -101,6 +101,12 @@ class Container {
   // Whether the image has a profile (sim/images.yaml): of a program we
   // know nothing about, nothing can be asked.
   bool profiled() const { return spec_.image != nullptr; }
+  // What the metrics API reports: the memory its program needs
+  // (sim/programs.h MemoryNeedBytes), and how many requests its servers
+  // answered since `t` (the last 4096 are remembered).
+  int64_t MemoryNeed() const;
+  size_t RequestsSince(TimePoint t) const;
+
   // Ends the process (the kubelet killed it: a failed liveness probe).
   void Stop(int exit_code, TimePoint now);
 
@@ -127,6 +133,7 @@ class Container {
   std::unique_ptr<Process> process_;
   std::unique_ptr<Process::Shell> terminal_;  // the attached shell
   std::function<void()> exit_listener_;
+  std::deque<TimePoint> served_;  // when each recent request came
   std::deque<LogLine> log_;
   uint64_t first_ = 0;
   size_t bytes_ = 0;

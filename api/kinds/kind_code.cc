@@ -149,6 +149,10 @@ std::map<std::string, KindCode, std::less<>> Build() {
       kinds::CreateSelfSubjectRulesReview;
   t["selfSubjectReview"].virtual_create = kinds::CreateSelfSubjectReview;
   t["componentStatus"].virtual_items = kinds::ComponentStatuses;
+  // The metrics API's items come from the kubelets while the server runs
+  // (Registry::SetLiveItems); without them the lists are empty.
+  t["nodeMetrics"].virtual_items = [] { return std::vector<json>{}; };
+  t["podMetrics"].virtual_items = [] { return std::vector<json>{}; };
   t["flowSchema"].table_row_less = kinds::FlowSchemaPrecedenceLess;
   // The versions served before v1 share its stored objects.
   struct OlderVersion {

@@ -486,6 +486,30 @@ class ContainerAccessTest(harness.ServerTestCase):
         self.assertEqual((term["reason"], term["exitCode"]),
                          ("OOMKilled", 137))
 
+    def test_top_prints_node_and_pod_usage(self):
+        self.kubectl.run("run", "topweb", "--image=nginx")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/topweb",
+                         "--timeout=60s")
+        nodes = self.kubectl.run("get", "nodes", "-o",
+                                 "name").stdout.split()
+        out = self.kubectl.run("top", "nodes").stdout.splitlines()
+        # kubectl 1.30 and later put the percent signs in parentheses.
+        self.assertRegex(out[0], r"^NAME +CPU\(cores\) +CPU\(?%\)? +"
+                         r"MEMORY\(bytes\) +MEMORY\(?%\)? *$")
+        self.assertEqual(len(out) - 1, len(nodes))
+        for line in out[1:]:
+            self.assertRegex(line, r"^\S+ +\d+m +\d+% +\d+Mi +\d+% *$")
+        out = self.kubectl.run("top", "pod", "topweb",
+                               "--containers").stdout.splitlines()
+        self.assertRegex(out[0], r"^POD +NAME +CPU\(cores\) +"
+                         r"MEMORY\(bytes\) *$")
+        self.assertRegex(out[1], r"^topweb +topweb +\d+m +3Mi *$")
+        p = self.kubectl.run("top", "pod", "nope", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'Error from server (NotFound): '
+                         'podmetrics.metrics.k8s.io "default/nope" not '
+                         'found\n')
+
     def free_port(self):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

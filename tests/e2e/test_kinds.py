@@ -22,7 +22,8 @@ KINDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 NOT_WALKED = {"componentstatuses.core",
               "tokenreviews.authentication.k8s.io"}
 
-# `kubectl api-resources -o name` of a real v1.33 cluster.
+# `kubectl api-resources -o name` of a real v1.33 cluster with
+# metrics-server (metrics.k8s.io, which `kubectl top` reads).
 EXPECTED_RESOURCES = """
 bindings componentstatuses configmaps endpoints events limitranges
 namespaces nodes
@@ -46,6 +47,7 @@ horizontalpodautoscalers.autoscaling
 cronjobs.batch jobs.batch
 certificatesigningrequests.certificates.k8s.io
 leases.coordination.k8s.io
+nodes.metrics.k8s.io pods.metrics.k8s.io
 endpointslices.discovery.k8s.io
 events.events.k8s.io
 flowschemas.flowcontrol.apiserver.k8s.io
