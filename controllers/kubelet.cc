@@ -1,5 +1,7 @@
 #include "controllers/kubelet.h"
 
+#include <algorithm>
+
 #include "common/json_view.h"
 #include "controllers/lifecycle/container_setup.h"
 #include "controllers/lifecycle/engine.h"
@@ -503,8 +505,9 @@ Status Kubelets::Sync(const std::string& key) {
     if (stage->action == Action::kStartContainer) {
       int cur = entry.rt.CurrentContainer();
       if (cur >= 0 && entry.rt.containers[cur].step == Step::kCreated) {
-        lifecycle::StartContainerProcess(pod, &entry.rt.containers[cur],
-                                         &entry.rt, node, now, ObjectsOf(*pod));
+        lifecycle::StartContainerProcess(
+            pod, &entry.rt.containers[cur], &entry.rt, node, now,
+            ObjectsOf(*pod), [this, node] { return NodeProcesses(node); });
         ListenForExit(*pod, entry.rt.containers[cur]);
       }
     }
@@ -583,6 +586,35 @@ lifecycle::ObjectSource Kubelets::ObjectsOf(const json& pod) const {
   };
 }
 
+std::vector<std::pair<int64_t, std::string>> Kubelets::NodeProcesses(
+    const std::string& node) const {
+  std::vector<std::pair<int64_t, std::string>> out = {
+      {1, "/sbin/init"},
+      {212, "/lib/systemd/systemd-journald"},
+      {689, "/usr/bin/containerd"},
+      {731,
+       "/usr/bin/kubelet "
+       "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf "
+       "--kubeconfig=/etc/kubernetes/kubelet.conf "
+       "--config=/var/lib/kubelet/config.yaml "
+       "--container-runtime-endpoint=unix:///run/containerd/containerd.sock"}};
+  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& [key, entry] : entries_) {
+    if (entry.node != node) continue;
+    bool pause = false;
+    for (const auto& c : entry.rt.containers) {
+      if (c.step != Step::kRunning || c.pid == 0 || !c.sim) continue;
+      if (!pause) {
+        out.emplace_back(c.pid - 1, "/pause");  // the sandbox, just before
+        pause = true;
+      }
+      out.emplace_back(c.pid, c.sim->command());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void Kubelets::ListenForExit(const json& pod, const ContainerRuntime& c) {
   // A program ended by its attached terminal: sync the pod now, not at
   // its next wake-up (a blocked program has none).
@@ -599,7 +631,9 @@ bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
     if (c.step != Step::kRunning) continue;
     if (!c.sim) {
       // Adopted after kubemock restarted: its program starts again.
-      lifecycle::StartContainerProcess(pod, &c, rt, node, now, ObjectsOf(*pod));
+      lifecycle::StartContainerProcess(
+          pod, &c, rt, node, now, ObjectsOf(*pod),
+          [this, node] { return NodeProcesses(node); });
       ListenForExit(*pod, c);
     }
     c.sim->Advance(now);

@@ -147,6 +147,11 @@ class Kubelets : public sim::ContainerDirectory {
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
   // Reads the ConfigMaps and Secrets of the pod's namespace.
   lifecycle::ObjectSource ObjectsOf(const json& pod) const;
+  // The node's processes as `ps` in a hostPID pod lists them: the system's
+  // (init, containerd, the kubelet), then each pod's pause and running
+  // containers with the process numbers they got when they started.
+  std::vector<std::pair<int64_t, std::string>> NodeProcesses(
+      const std::string& node) const;
   // Has the pod synced when the container's program ends from outside.
   void ListenForExit(const json& pod, const lifecycle::ContainerRuntime& c);
   // Runs the programs of the running containers up to now: those that

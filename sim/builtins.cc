@@ -349,10 +349,12 @@ void Date(CommandRun& r) {
 void Hostname(CommandRun& r) { r.out += r.shell->hostname + "\n"; }
 
 void Ps(CommandRun& r) {
-  char buf[256];
+  char buf[512];
+  const auto& processes =
+      r.shell->host_processes ? r.shell->host_processes() : r.shell->processes;
   if (IsBusybox(r)) {
     r.out += "PID   USER     TIME  COMMAND\n";
-    for (const auto& [pid, cmd] : r.shell->processes) {
+    for (const auto& [pid, cmd] : processes) {
       std::snprintf(buf, sizeof(buf), "%5lld root      0:00 %s\n",
                     static_cast<long long>(pid), cmd.c_str());
       r.out += buf;
@@ -360,7 +362,7 @@ void Ps(CommandRun& r) {
     return;
   }
   r.out += "    PID TTY          TIME CMD\n";
-  for (const auto& [pid, cmd] : r.shell->processes) {
+  for (const auto& [pid, cmd] : processes) {
     std::string name = BaseName(cmd.substr(0, cmd.find(' ')));
     std::snprintf(buf, sizeof(buf), "%7lld ?        00:00:00 %s\n",
                   static_cast<long long>(pid), name.c_str());

@@ -9,6 +9,7 @@
 #define KMOCK_SIM_BUILTINS_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct ShellState {
   std::string shell = "busybox";  // busybox, dash, bash: error wording
   // What `ps` lists: pid and command line of each process.
   std::vector<std::pair<int64_t, std::string>> processes;
+  // A container sharing its node's process namespace (hostPID): `ps`
+  // lists the node's processes instead, as this gives them at the time.
+  std::function<std::vector<std::pair<int64_t, std::string>>()> host_processes;
 };
 
 struct CommandRun {

@@ -211,4 +211,10 @@ void Container::Stop(int exit_code, TimePoint now) {
   process_->End(exit_code, now);
 }
 
+std::string Container::command() const {
+  std::string out;
+  for (const auto& a : spec_.argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
 }  // namespace kmock::sim

@@ -101,6 +101,8 @@ class Container {
   // Whether the image has a profile (sim/images.yaml): of a program we
   // know nothing about, nothing can be asked.
   bool profiled() const { return spec_.image != nullptr; }
+  // The command line its process runs ("nginx -g daemon off;").
+  std::string command() const;
   // What the metrics API reports: the memory its program needs
   // (sim/programs.h MemoryNeedBytes), and how many requests its servers
   // answered since `t` (the last 4096 are remembered).

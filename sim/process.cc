@@ -222,6 +222,7 @@ struct Process::Impl {
       sh.exported[k] = true;
     }
     sh.processes.push_back({1, Joined(spec.argv)});
+    sh.host_processes = spec.host_processes;
     vt = spec.start;
   }
 

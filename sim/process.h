@@ -45,6 +45,8 @@ struct ProcessSpec {
   TimePoint start{};
   // The processes `ps` shows besides the program itself (pid, command).
   int64_t pid = 1;
+  // hostPID: the node's processes, for `ps` (null: the container's own).
+  std::function<std::vector<std::pair<int64_t, std::string>>()> host_processes;
   // The container keeps its standard input open (spec.stdin, as `kubectl
   // run -i` asks): a program that reads it waits instead of seeing its end.
   bool stdin_open = false;

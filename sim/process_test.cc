@@ -267,3 +267,29 @@ TEST(ScriptTest, RejectsWhatShRejects) {
 
 }  // namespace
 }  // namespace kmock::sim
+
+namespace kmock::sim {
+namespace {
+
+TEST(ProcessTest, HostPidShowsTheNodesProcesses) {
+  Filesystem fs;
+  ProcessSpec spec;
+  spec.argv = {"sleep", "3600"};
+  spec.image = ImageCatalog::Builtin().Find("docker.io/library/busybox");
+  spec.fs = &fs;
+  EXPECT_EQ(Process::Exec(spec, {"ps"}, T0()).out,
+            "PID   USER     TIME  COMMAND\n"
+            "    1 root      0:00 sleep 3600\n"
+            "    7 root      0:00 ps\n");
+  spec.host_processes = [] {
+    return std::vector<std::pair<int64_t, std::string>>{
+        {1, "/sbin/init"}, {1288, "nginx -g daemon off;"}};
+  };
+  EXPECT_EQ(Process::Exec(spec, {"ps"}, T0()).out,
+            "PID   USER     TIME  COMMAND\n"
+            "    1 root      0:00 /sbin/init\n"
+            " 1288 root      0:00 nginx -g daemon off;\n");
+}
+
+}  // namespace
+}  // namespace kmock::sim

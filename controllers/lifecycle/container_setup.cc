@@ -415,8 +415,11 @@ sim::Filesystem::Files ContainerFiles(const json& pod,
 void StartContainerProcess(const std::shared_ptr<const json>& pod,
                            ContainerRuntime* c, PodRuntime* rt,
                            const std::string& node, TimePoint now,
-                           const ObjectSource& objects) {
+                           const ObjectSource& objects,
+                           const ProcessTable& node_processes) {
   ContainerSetup setup = SetUpContainer(*pod, *c, rt, node, now, objects);
+  if (node_processes && ObjectAt(*pod, "spec").value("hostPID", false))
+    setup.spec.host_processes = node_processes;
   // What the files need, captured small: the pod is shared, not copied.
   ContainerRuntime who;
   who.name = c->name;

@@ -63,10 +63,15 @@ sim::Filesystem::Files ContainerFiles(const nlohmann::json& pod,
 // Makes the container's instance and runs its program to `now`; a program
 // that cannot start leaves its error in c->start_error. Its files are
 // written when it is first looked into.
+// A pod with hostPID sees its node's processes: node_processes gives
+// them when `ps` asks.
+using ProcessTable =
+    std::function<std::vector<std::pair<int64_t, std::string>>()>;
 void StartContainerProcess(const std::shared_ptr<const nlohmann::json>& pod,
                            ContainerRuntime* c, PodRuntime* rt,
                            const std::string& node, TimePoint now,
-                           const ObjectSource& objects);
+                           const ObjectSource& objects,
+                           const ProcessTable& node_processes = nullptr);
 
 }  // namespace kmock::controllers::lifecycle
 

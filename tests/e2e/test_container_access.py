@@ -365,6 +365,23 @@ class ContainerAccessTest(harness.ServerTestCase):
         self.assertIn(b'pod "box" deleted', out)
         self.assertEqual(code, 3, out)
 
+    def test_node_debug_pod_lists_the_nodes_processes(self):
+        self.kubectl.run("run", "onnode", "--image=nginx", "--overrides",
+                         '{"spec": {"nodeName": "worker-1"}}')
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/onnode",
+                         "--timeout=60s")
+        send, read_until, finish = self.run_in_pty(
+            "debug", "node/worker-1", "-it", "--image=busybox")
+        self.assertTrue(read_until(b"/ # ", 60))
+        send(b"ps\r")
+        self.assertTrue(read_until(b"nginx -g daemon off;", 20))
+        send(b"exit\r")
+        _, out = finish()
+        text = out.decode(errors="replace")
+        self.assertRegex(text, r"\s+1 root +0:00 /sbin/init")
+        self.assertIn("/usr/bin/kubelet --bootstrap-kubeconfig", text)
+        self.assertIn("/usr/local/bin/kube-proxy", text)
+
     def test_attach_streams_what_the_program_prints(self):
         self.kubectl.run("run", "talker", "--image=busybox", "--", "sh", "-c",
                          "sleep 2; echo first; sleep 1; echo second; "
