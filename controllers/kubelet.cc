@@ -460,7 +460,10 @@ Status Kubelets::Sync(const std::string& key) {
     }
   }
   for (int guard = 0; guard < 64; ++guard) {
-    if (AdvanceContainers(pod, node, &entry.rt, clock_->Now(), &wake)) {
+    // The programs ran just above for the first step; after a step they
+    // run again (a container the step started has its first moment).
+    if (guard > 0 &&
+        AdvanceContainers(pod, node, &entry.rt, clock_->Now(), &wake)) {
       dirty = true;
       next_view.reset();
     }
