@@ -102,6 +102,11 @@ ContainerLog Container::Log(uint64_t from) const {
   return out;
 }
 
+uint64_t Container::LogEnd() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return first_ + log_.size();
+}
+
 std::unique_ptr<Process::Shell> Container::OpenShell() const {
   std::lock_guard<std::mutex> l(mu_);
   return std::make_unique<Process::Shell>(spec_);
@@ -169,11 +174,8 @@ bool PortConnection::closed() const { return server_->closed(); }
 
 bool Container::ReadsTerminal() const {
   std::lock_guard<std::mutex> l(mu_);
-  if (!spec_.stdin_open || spec_.argv.size() != 1 ||
-      process_->state() != Process::State::kBlocked)
-    return false;
-  std::string base = BaseName(spec_.argv[0]);
-  return base == "sh" || base == "bash" || base == "ash" || base == "dash";
+  return spec_.stdin_open && IsBareShell(spec_.argv) &&
+         process_->state() == Process::State::kBlocked;
 }
 
 std::string Container::TerminalPrompt() {

@@ -84,6 +84,8 @@ class Container {
 
   // The log from line number `from` on (counting every line ever logged).
   ContainerLog Log(uint64_t from = 0) const;
+  // The number the next logged line will have (where a follower starts).
+  uint64_t LogEnd() const;
 
   // An interactive shell in the container, and one line run in it.
   std::unique_ptr<Process::Shell> OpenShell() const;

@@ -905,6 +905,12 @@ void Process::Advance(TimePoint now, std::vector<Output>* out) {
   p.log = nullptr;
 }
 
+bool IsBareShell(const std::vector<std::string>& argv) {
+  if (argv.size() != 1 && !(argv.size() == 2 && argv[1] == "-i")) return false;
+  std::string base = BaseName(argv[0]);
+  return base == "sh" || base == "bash" || base == "ash" || base == "dash";
+}
+
 Process::ExecResult Process::Exec(const ProcessSpec& spec,
                                   const std::vector<std::string>& argv,
                                   TimePoint now,

@@ -64,6 +64,10 @@ std::vector<std::string> ResolveArgv(const ImageProfile* image,
 Filesystem::Files ImageFiles(const ImageProfile* image);
 void InstallImageFiles(const ImageProfile* image, Filesystem* fs);
 
+// Whether argv starts a bare interactive shell: `sh`, `bash`, `ash` or
+// `dash` (by any path), alone or with `-i`.
+bool IsBareShell(const std::vector<std::string>& argv);
+
 class Process {
  public:
   enum class State {

@@ -102,13 +102,6 @@ class ContainerShell : public stream::LineShell {
   std::unique_ptr<sim::Process::Shell> shell_;
 };
 
-bool IsBareShell(const std::vector<std::string>& command) {
-  if (command.size() != 1 && !(command.size() == 2 && command[1] == "-i"))
-    return false;
-  std::string base = command[0].substr(command[0].rfind('/') + 1);
-  return base == "sh" || base == "bash" || base == "ash" || base == "dash";
-}
-
 // Every value a header offers, over repeated lines and comma lists.
 std::vector<std::string> Offered(const httplib::Request& req,
                                  const char* header) {
@@ -285,7 +278,7 @@ void HandleExec(const RequestContext& ctx, httplib::Response& res,
     return [instance, command, streams, clock, rng](
                stream::ExecTransport& t,
                const std::function<bool()>& stopping) {
-      if (streams.tty && streams.in && IsBareShell(command)) {
+      if (streams.tty && streams.in && sim::IsBareShell(command)) {
         ContainerShell shell(instance, clock);
         stream::ServeShell(t, shell, command, stopping);
         return;
@@ -336,7 +329,7 @@ class AttachedTerminal : public stream::LineShell {
 void ServeOutput(stream::ExecTransport& t, sim::Container& c,
                  const stream::ExecStreams& streams,
                  const std::function<bool()>& stopping) {
-  uint64_t next = c.Log().first + c.Log().lines.size();
+  uint64_t next = c.LogEnd();
   std::string ignored;
   while (!stopping()) {
     sim::ContainerLog log = c.Log(next);
@@ -416,6 +409,8 @@ void HandlePortForward(const RequestContext& ctx, httplib::Response& res,
   Carrier carrier = CarrierOf(req);
   std::string protocol;
   bool tunnel = false;
+  // A WebSocket client that names no subprotocol speaks the binary one.
+  bool agreed = false;
   std::vector<int> ports;
   if (carrier == Carrier::kWebSocket) {
     protocol = Choose(Offered(req, "Sec-WebSocket-Protocol"),
@@ -429,20 +424,17 @@ void HandlePortForward(const RequestContext& ctx, httplib::Response& res,
       if (!parsed.ok())
         return WriteError(res, BadRequestError(parsed.status().message()));
       ports = *parsed;
-      if (protocol.empty() &&
-          req.get_header_value("Sec-WebSocket-Protocol").empty())
-        protocol = " ";  // the binary protocol of a client that names none
+      agreed = req.get_header_value("Sec-WebSocket-Protocol").empty();
     }
   } else if (carrier == Carrier::kSpdy) {
     protocol = Choose(Offered(req, "X-Stream-Protocol-Version"),
                       {"portforward.k8s.io"});
   }
-  if (protocol.empty())
+  if (protocol.empty() && !agreed)
     return NoProtocol(
         res, carrier,
         Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
                                                : "Sec-WebSocket-Protocol"));
-  if (protocol == " ") protocol.clear();
   std::string ns = ctx.info->ns, name = ctx.info->name;
   std::string uid = ObjectAt(pod, "metadata").value("uid", "");
   std::vector<std::string> containers;

@@ -63,14 +63,7 @@ bool WebSocketExecTransport::Send(int fd, std::string_view data) {
 void WebSocketExecTransport::Finish(const ExecOutcome& outcome,
                                     const std::vector<std::string>& command) {
   if (!SendChannel(conn_, kError, ExecStatusJson(outcome, command))) return;
-  std::string close_payload = {static_cast<char>(0x03),
-                               static_cast<char>(0xE8)};
-  conn_.Write(EncodeWsFrame(kWsClose, close_payload));
-  // Let the client read the close before the connection goes.
-  char tmp[4096];
-  for (int i = 0; i < 10; ++i) {
-    if (conn_.Read(tmp, sizeof(tmp), std::chrono::milliseconds(100)) < 0) break;
-  }
+  CloseWebSocket(conn_);
 }
 
 }  // namespace kmock::server::stream

@@ -158,12 +158,7 @@ void ServeWebSocketPortForward(UpgradedConn& conn,
       --open;
     }
   }
-  std::string close_payload = {static_cast<char>(0x03),
-                               static_cast<char>(0xE8)};
-  conn.Write(EncodeWsFrame(kWsClose, close_payload));
-  char tmp[4096];
-  for (int i = 0; i < 10; ++i)
-    if (conn.Read(tmp, sizeof(tmp), std::chrono::milliseconds(100)) < 0) break;
+  CloseWebSocket(conn);
 }
 
 }  // namespace kmock::server::stream

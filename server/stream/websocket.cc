@@ -81,4 +81,12 @@ std::string EncodeWsFrame(uint8_t opcode, std::string_view payload) {
   return f;
 }
 
+void CloseWebSocket(UpgradedConn& conn) {
+  std::string normal = {static_cast<char>(0x03), static_cast<char>(0xE8)};
+  conn.Write(EncodeWsFrame(kWsClose, normal));
+  char tmp[4096];
+  for (int i = 0; i < 10; ++i)
+    if (conn.Read(tmp, sizeof(tmp), std::chrono::milliseconds(100)) < 0) break;
+}
+
 }  // namespace kmock::server::stream

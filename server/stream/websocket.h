@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "server/stream/upgraded_conn.h"
 
 namespace kmock::server::stream {
 
@@ -38,6 +39,10 @@ std::string WsAcceptKey(std::string_view client_key);
 // `buf` does not hold a whole frame yet, or kInvalid.
 Result<size_t> ParseWsFrame(std::string_view buf, size_t max_payload,
                             WsFrame* out);
+
+// Sends a normal close (1000) and reads what the client still sends, for
+// up to a second, so that it sees the close before the connection goes.
+void CloseWebSocket(UpgradedConn& conn);
 
 // A server frame (unmasked, final).
 std::string EncodeWsFrame(uint8_t opcode, std::string_view payload);
