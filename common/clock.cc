@@ -6,54 +6,91 @@
 namespace kmock {
 
 namespace {
-std::tm ToUtc(TimePoint t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  return tm;
+
+// The civil time of t in UTC, written as "YYYY-MM-DDTHH:MM:SS" (19
+// characters) into out, and the nanoseconds past that second. Plain
+// arithmetic: timestamps are written for every status, event and log line,
+// where gmtime_r and strftime cost ten times as much.
+long long WriteSeconds(TimePoint t, char* out) {
+  using namespace std::chrono;
+  const long long ns_total =
+      duration_cast<nanoseconds>(t.time_since_epoch()).count();
+  long long secs = ns_total / 1000000000;
+  long long ns = ns_total % 1000000000;
+  if (ns < 0) {
+    ns += 1000000000;
+    --secs;
+  }
+  long long days = secs / 86400;
+  long long rem = secs % 86400;
+  if (rem < 0) {
+    rem += 86400;
+    --days;
+  }
+  const year_month_day ymd{sys_days{std::chrono::days{days}}};
+  int year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) year = year < 0 ? 0 : 9999;  // RFC 3339's range
+  const unsigned fields[] = {
+      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+      static_cast<unsigned>(rem / 3600), static_cast<unsigned>(rem / 60 % 60),
+      static_cast<unsigned>(rem % 60)};
+  out[0] = static_cast<char>('0' + year / 1000);
+  out[1] = static_cast<char>('0' + year / 100 % 10);
+  out[2] = static_cast<char>('0' + year / 10 % 10);
+  out[3] = static_cast<char>('0' + year % 10);
+  const char separators[] = {'-', '-', 'T', ':', ':'};
+  for (int i = 0; i < 5; ++i) {
+    out[4 + 3 * i] = separators[i];
+    out[5 + 3 * i] = static_cast<char>('0' + fields[i] / 10);
+    out[6 + 3 * i] = static_cast<char>('0' + fields[i] % 10);
+  }
+  return ns;
 }
+
+// Appends `digits` decimal digits of v (zero-padded) to out.
+void AppendDigits(long long v, int digits, std::string* out) {
+  char buf[16];
+  for (int i = digits - 1; i >= 0; --i) {
+    buf[i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+  out->append(buf, static_cast<size_t>(digits));
+}
+
 }  // namespace
 
 std::string FormatRfc3339(TimePoint t) {
-  std::tm tm = ToUtc(t);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  char buf[20];
+  WriteSeconds(t, buf);
+  buf[19] = 'Z';
+  return std::string(buf, 20);
 }
 
 std::string FormatRfc3339Micro(TimePoint t) {
-  std::tm tm = ToUtc(t);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                t.time_since_epoch())
-                .count() %
-            1000000;
-  if (us < 0) us += 1000000;
-  char buf[48];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof(out), "%s.%06lldZ", buf,
-                static_cast<long long>(us));
+  char buf[19];
+  long long ns = WriteSeconds(t, buf);
+  std::string out(buf, 19);
+  out.push_back('.');
+  AppendDigits(ns / 1000, 6, &out);
+  out.push_back('Z');
   return out;
 }
 
 std::string FormatRfc3339Nano(TimePoint t) {
-  std::tm tm = ToUtc(t);
-  auto ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
-          .count() %
-      1000000000;
-  if (ns < 0) ns += 1000000000;
-  char buf[48];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string out = buf;
+  char buf[19];
+  long long ns = WriteSeconds(t, buf);
+  std::string out(buf, 19);
   if (ns != 0) {
-    char frac[16];
-    std::snprintf(frac, sizeof(frac), ".%09lld", static_cast<long long>(ns));
-    std::string f = frac;
-    while (f.back() == '0') f.pop_back();
-    out += f;
+    int digits = 9;
+    while (ns % 10 == 0) {
+      ns /= 10;
+      --digits;
+    }
+    out.push_back('.');
+    AppendDigits(ns, digits, &out);
   }
-  return out + "Z";
+  out.push_back('Z');
+  return out;
 }
 
 bool ParseRfc3339(const std::string& s, TimePoint* out) {

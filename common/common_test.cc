@@ -43,6 +43,36 @@ TEST(ClockTest, FormatsAndParsesRfc3339) {
   EXPECT_FALSE(ParseRfc3339("yesterday", &t));
 }
 
+TEST(ClockTest, FormattingAgreesWithTheCLibraryAcrossCalendars) {
+  // Leap days, ends of years and months, before 1970, and far ahead
+  // (a TimePoint counts nanoseconds: years 1678 to 2262).
+  std::vector<long long> seconds = {0,          -1,         86399,
+                                    951782400,  951868799,  1078012800,
+                                    4107542399, -86400 * 3, 9214646399};
+  Rng rng(7);
+  for (int i = 0; i < 2000; ++i)
+    seconds.push_back(static_cast<long long>(rng.Uniform(11000000000ULL)) -
+                      2000000000LL);
+  for (long long s : seconds) {
+    std::time_t tt = static_cast<std::time_t>(s);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char want[32];
+    std::strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    TimePoint t = std::chrono::system_clock::from_time_t(tt);
+    ASSERT_EQ(FormatRfc3339(t), want) << s;
+    ASSERT_EQ(FormatRfc3339(t + std::chrono::milliseconds(999)), want) << s;
+  }
+  TimePoint before =
+      std::chrono::system_clock::from_time_t(0) - std::chrono::nanoseconds(1);
+  EXPECT_EQ(FormatRfc3339(before), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(FormatRfc3339Micro(before), "1969-12-31T23:59:59.999999Z");
+  EXPECT_EQ(FormatRfc3339Nano(before), "1969-12-31T23:59:59.999999999Z");
+  EXPECT_EQ(FormatRfc3339Nano(std::chrono::system_clock::from_time_t(0) +
+                              std::chrono::milliseconds(20)),
+            "1970-01-01T00:00:00.02Z");
+}
+
 TEST(ClockTest, HumanDurationMatchesKubectl) {
   using std::chrono::seconds;
   EXPECT_EQ(HumanDuration(seconds(5)), "5s");
