@@ -106,6 +106,56 @@ TEST(StageTest, SelectorOperators) {
   EXPECT_FALSE(Matches({"container.step", "Exists", {}}, view));
 }
 
+// A view reads the fields the stages use straight from the record: what
+// it finds is what the record's JSON form holds, for every state.
+TEST(StageTest, RecordFieldsAgreeWithTheRecordsJson) {
+  json pod = {{"metadata", {{"name", "p"}}}};
+  PodRuntime rt;
+  rt.containers.resize(2);
+  const std::vector<std::string> paths = {
+      "runtime.sandbox",      "runtime.ready",
+      "runtime.killed",       "container",
+      "container.step",       "container.waitingReason",
+      "container.pullReason", "container.retryInMs",
+      "container.name",       "runtime.containers",
+      "runtime.podIP"};
+  auto check = [&](const char* state) {
+    View fast = BuildView(pod, rt);
+    View slow;
+    slow.pod = &pod;
+    slow.runtime = ToJson(rt);
+    slow.container = rt.CurrentContainer();
+    for (const auto& path : paths) {
+      bool exists = Matches({path, "Exists", {}}, slow);
+      EXPECT_EQ(Matches({path, "Exists", {}}, fast), exists) << state << path;
+      if (!exists || path == "container" || path == "runtime.containers")
+        continue;
+      const json* v = &slow.runtime;
+      std::string rest = path.substr(path.find('.') + 1);
+      if (path.rfind("container.", 0) == 0)
+        v = &slow.runtime["containers"][slow.container];
+      const json& value = (*v)[rest];
+      std::string text =
+          value.is_string() ? value.get<std::string>() : value.dump();
+      EXPECT_TRUE(Matches({path, "In", {text}}, fast)) << state << path;
+    }
+  };
+  check("new: ");
+  rt.sandbox = true;
+  rt.pod_ip = "10.244.1.5";
+  rt.containers[0].step = Step::kPullFailed;
+  rt.containers[0].pull_reason = "ErrImagePull";
+  rt.containers[0].pull_error = "not found";
+  rt.containers[0].waiting_reason = "ErrImagePull";
+  rt.containers[0].retry_in_ms = 10000;
+  check("pull failed: ");
+  for (auto& c : rt.containers) c.step = Step::kRunning;
+  rt.ready = true;
+  check("running: ");
+  rt.killed = true;
+  check("killed: ");
+}
+
 TEST(StageTest, DelayAndJitter) {
   Stage s{"x", {}, std::chrono::milliseconds(1000), 0.2, Action::kMarkReady,
           ""};

@@ -45,6 +45,43 @@ const json* LookupIn(const json* root, std::string_view path) {
   return cur == nullptr || cur->is_null() ? nullptr : cur;
 }
 
+// The value of a runtime ("runtime.x") or container ("container.x") field
+// the default stages read, straight from the record, as ToJson writes it
+// (absent when ToJson leaves it out); false for a field not covered here.
+bool FromRecord(const View& view, bool container, std::string_view field,
+                const json** out) {
+  *out = nullptr;
+  json& v = view.scratch;
+  if (!container) {
+    const PodRuntime& rt = *view.rt;
+    bool flag;
+    if (field == "sandbox") {
+      flag = rt.sandbox;
+    } else if (field == "ready") {
+      flag = rt.ready;
+    } else if (field == "killed") {
+      flag = rt.killed;
+    } else {
+      return false;
+    }
+    if (flag) *out = &(v = true);
+    return true;
+  }
+  const ContainerRuntime& c = view.rt->containers[view.container];
+  if (field == "step") {
+    *out = &(v = StepName(c.step));
+  } else if (field == "waitingReason") {
+    if (!c.waiting_reason.empty()) *out = &(v = c.waiting_reason);
+  } else if (field == "pullReason") {
+    if (!c.pull_error.empty()) *out = &(v = c.pull_reason);
+  } else if (field == "retryInMs") {
+    if (c.retry_in_ms) *out = &(v = c.retry_in_ms);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // A dotted path of the view: its first part names the pod, the runtime or
 // the current container.
 const json* Lookup(const View& view, std::string_view path) {
@@ -52,17 +89,31 @@ const json* Lookup(const View& view, std::string_view path) {
   std::string_view head = path.substr(0, dot);
   std::string_view rest =
       dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
-  const json* root = nullptr;
-  if (head == "pod") {
-    root = view.pod;
-  } else if (head == "runtime") {
-    root = &view.runtime;
-  } else if (head == "container" && view.container >= 0) {
+  if (head == "pod") return LookupIn(view.pod, rest);
+  const bool container = head == "container";
+  if (!container && head != "runtime") return nullptr;
+  const bool has_container =
+      view.container >= 0 &&
+      (view.rt == nullptr ||
+       static_cast<size_t>(view.container) < view.rt->containers.size());
+  if (container && !has_container) return nullptr;
+  if (container && rest.empty()) return &(view.scratch = json::object());
+  if (view.rt != nullptr && !rest.empty() &&
+      rest.find('.') == std::string_view::npos) {
+    const json* v = nullptr;
+    if (FromRecord(view, container, rest, &v)) return v;
+  }
+  if (view.rt != nullptr && !view.runtime_made) {
+    view.runtime = ToJson(*view.rt);
+    view.runtime_made = true;
+  }
+  const json* root = &view.runtime;
+  if (container) {
     auto cs = view.runtime.find("containers");
-    if (cs != view.runtime.end() && cs->is_array() &&
-        static_cast<size_t>(view.container) < cs->size()) {
-      root = &(*cs)[view.container];
-    }
+    if (cs == view.runtime.end() || !cs->is_array() ||
+        static_cast<size_t>(view.container) >= cs->size())
+      return nullptr;
+    root = &(*cs)[view.container];
   }
   return LookupIn(root, rest);
 }
@@ -98,7 +149,7 @@ bool ParseAction(const std::string& name, Action* out) {
 View BuildView(const json& pod, const PodRuntime& rt) {
   View view;
   view.pod = &pod;
-  view.runtime = ToJson(rt);
+  view.rt = &rt;
   view.container = rt.CurrentContainer();
   return view;
 }
@@ -176,9 +227,21 @@ std::vector<Stage> DefaultStages(const StagePacing& p) {
        0,
        Action::kCreateSandbox,
        ""},
+      // A container whose configuration could not be made: the pod
+      // worker's next try, from the image on.
+      {"container-config-retry",
+       {Req(kNotDeleting, "DoesNotExist"),
+        Req("container.step", "In", {"Waiting"}),
+        Req("container.waitingReason", "In", {"CreateContainerConfigError"})},
+       std::chrono::milliseconds(0),
+       0,
+       Action::kPullImage,
+       "container.retryInMs"},
       {"image-pull",
        {Req(kNotDeleting, "DoesNotExist"),
-        Req("container.step", "In", {"Waiting"})},
+        Req("container.step", "In", {"Waiting"}),
+        Req("container.waitingReason", "NotIn",
+            {"CreateContainerConfigError"})},
        std::chrono::milliseconds(0),
        0,
        Action::kPullImage,

@@ -61,15 +61,21 @@ struct Stage {
   std::string delay_from;
 };
 
-// The view the selectors read. The pod is referred to, not copied (a
-// kubelet builds a view per step of every pod); the runtime is small.
+// The view the selectors read. The pod and the runtime record are referred
+// to, not copied (a kubelet builds a view per step of every pod): the
+// fields the default stages read come straight from the record, and
+// ToJson(*rt) is made only for a path they do not cover.
 struct View {
   const nlohmann::json* pod = nullptr;  // outlives the view
-  nlohmann::json runtime;               // ToJson(PodRuntime)
+  const PodRuntime* rt = nullptr;       // outlives the view; may be null
+  // ToJson(*rt) once a path needs it, or set by hand when rt is null.
+  mutable nlohmann::json runtime;
+  mutable bool runtime_made = false;
+  mutable nlohmann::json scratch;  // a value read from the record
   int container = -1;  // runtime.containers index whose turn it is, or -1
 };
 
-// REQUIRES: pod outlives the view.
+// REQUIRES: pod and rt outlive the view; rt is not changed while it is used.
 View BuildView(const nlohmann::json& pod, const PodRuntime& rt);
 
 bool Matches(const Requirement& r, const View& view);
