@@ -214,6 +214,17 @@ int Serve(const cmd::ServeOptions& o) {
   sv.verbose = o.verbose;
   sv.containers = manager.containers();
   server::ApiServer api(sv, &registry, &clock, &rng);
+  manager.SetTokenIssuer(
+      [&api](const std::string& ns, const std::string& name,
+             const nlohmann::json& request) -> std::optional<std::string> {
+        auto issued = api.IssueServiceAccountToken(ns, name, request);
+        if (!issued.ok()) return std::nullopt;
+        const nlohmann::json& status = (*issued)["status"];
+        if (!status.is_object() || !status.contains("token") ||
+            !status["token"].is_string())
+          return std::nullopt;
+        return status["token"].get<std::string>();
+      });
   end_phase("registry");
 
   // The cluster's own first writes (namespaces, nodes, system pods through

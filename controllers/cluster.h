@@ -17,6 +17,7 @@
 //     readyMs: 500
 //     killMs: 1000
 //     removeMs: 200
+//     syncMs: 60000    # each kubelet's pod sync: volume updates land then
 //     jitter: 0.2
 //   nodes:
 //     - name: manage-1

@@ -127,7 +127,7 @@ Status ParsePacing(const json& p, lifecycle::StagePacing* out) {
   KMOCK_RETURN_IF_ERROR(
       CheckKeys(p, "pacing",
                 {"sandboxMs", "pullMs", "createMs", "startMs", "initRunMs",
-                 "readyMs", "killMs", "removeMs", "jitter"}));
+                 "readyMs", "killMs", "removeMs", "syncMs", "jitter"}));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "sandboxMs", path, &out->sandbox));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "pullMs", path, &out->pull));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "createMs", path, &out->create));
@@ -136,6 +136,7 @@ Status ParsePacing(const json& p, lifecycle::StagePacing* out) {
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "readyMs", path, &out->ready));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "killMs", path, &out->kill));
   KMOCK_RETURN_IF_ERROR(ReadMs(p, "removeMs", path, &out->remove));
+  KMOCK_RETURN_IF_ERROR(ReadMs(p, "syncMs", path, &out->sync));
   if (p.contains("jitter")) {
     if (!p["jitter"].is_number() || p["jitter"].get<double>() < 0 ||
         p["jitter"].get<double>() > 1) {

@@ -47,6 +47,11 @@ Status ControllerManager::Start() {
   if (res_.persistentvolumes != nullptr) {
     volumes_ = std::make_unique<Informer>(registry_, res_.persistentvolumes);
   }
+  // What the kubelets' volumes project.
+  if (res_.configmaps != nullptr)
+    configmaps_ = std::make_unique<Informer>(registry_, res_.configmaps);
+  if (res_.secrets != nullptr)
+    secrets_ = std::make_unique<Informer>(registry_, res_.secrets);
 
   std::string sched_host = cluster_.NodeRunning("kube-scheduler");
   if (options_.event_writers > 0) {
@@ -77,6 +82,11 @@ Status ControllerManager::Start() {
   ko.bootstrap_pods.insert(system_pods_.begin(), system_pods_.end());
   ko.static_pods.insert(system_pods_.begin(), system_pods_.end());
   ko.bootstrap_stages = lifecycle::DefaultStages(lifecycle::StagePacing{});
+  ko.configmaps = configmaps_.get();
+  ko.secrets = secrets_.get();
+  ko.sync_period = cluster_.pacing.sync;
+  ko.root_ca_published = !options_.root_ca_pem.empty();
+  ko.issue_token = token_issuer_;
   KMOCK_ASSIGN_OR_RETURN(
       kubelets_, Kubelets::Create(registry_, clock_, rng_, res_, pods_.get(),
                                   nodes_.get(), std::move(configs), ko));
@@ -152,6 +162,8 @@ Status ControllerManager::Start() {
   pods_->Start();
   if (claims_) claims_->Start();
   if (volumes_) volumes_->Start();
+  if (configmaps_) configmaps_->Start();
+  if (secrets_) secrets_->Start();
   if (replicasets_) replicasets_->Start();
   if (deployments_) deployments_->Start();
   scheduler_->Start();
@@ -171,6 +183,8 @@ void ControllerManager::Stop() {
   if (heartbeats_) heartbeats_->Stop();
   if (kubelets_) kubelets_->Stop();
   if (scheduler_) scheduler_->Stop();
+  if (secrets_) secrets_->Stop();
+  if (configmaps_) configmaps_->Stop();
   if (volumes_) volumes_->Stop();
   if (claims_) claims_->Stop();
   if (pods_) pods_->Stop();

@@ -115,6 +115,9 @@ class ControllerManager {
   // before the cluster does (the garbage collector's caches of every
   // kind) start then, leaving the start-up its CPU.
   void MarkServing() { serving_.store(true); }
+  // The API server's TokenRequest, with which the kubelets write projected
+  // service-account tokens. Before Start.
+  void SetTokenIssuer(TokenIssuer issuer) { token_issuer_ = std::move(issuer); }
 
   const ClusterSpec& cluster() const { return cluster_; }
   // Null before Start.
@@ -142,6 +145,9 @@ class ControllerManager {
   std::unique_ptr<Informer> nodes_;
   std::unique_ptr<Informer> claims_;
   std::unique_ptr<Informer> volumes_;
+  std::unique_ptr<Informer> configmaps_;
+  std::unique_ptr<Informer> secrets_;
+  TokenIssuer token_issuer_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<MetricsSource> metrics_;
   std::unique_ptr<Kubelets> kubelets_;

@@ -598,6 +598,152 @@ TEST_F(ControllerManagerTest, MissingImageTagBacksOffPulling) {
   EXPECT_EQ(pulls(), 2);
 }
 
+json ConfigMap(const std::string& name, json data) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"data", std::move(data)}};
+}
+
+std::string WaitingMessage(const json& pod) {
+  for (const auto& cs : pod["status"].value("containerStatuses", json::array()))
+    return cs["state"].value("waiting", json::object()).value("message", "");
+  return "";
+}
+
+// env from a ConfigMap that is missing, then lacks the key: the container
+// waits in CreateContainerConfigError, tried again every 10 s (the pod
+// worker's back-off) until the key is there.
+TEST_F(ControllerManagerTest, MissingConfigMapKeyWaitsInConfigError) {
+  StartCluster();
+  json spec = BusyboxSpec({"sh", "-c", "echo level=$LEVEL; sleep 3600"});
+  spec["containers"][0]["env"] = {
+      {{"name", "LEVEL"},
+       {"valueFrom",
+        {{"configMapKeyRef", {{"name", "special"}, {"key", "level"}}}}}}};
+  CreatePod("needs", spec);
+  json pod = WaitForPod("needs", [](const json& p) {
+    return WaitingReason(p) == "CreateContainerConfigError";
+  });
+  EXPECT_EQ(WaitingMessage(pod), "configmap \"special\" not found");
+  EXPECT_EQ(pod["status"]["phase"], "Pending");
+  ASSERT_TRUE(registry_
+                  ->Create(*res_.configmaps, "default",
+                           ConfigMap("special", {{"other", "1"}}), {})
+                  .ok());
+  clock_.Advance(std::chrono::seconds(9));
+  std::this_thread::sleep_for(milliseconds(100));
+  auto p = registry_->Get(*res_.pods, "default", "needs");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(WaitingMessage(*p), "configmap \"special\" not found");
+  clock_.Advance(std::chrono::seconds(1));
+  WaitForPod("needs", [](const json& p) {
+    return WaitingMessage(p) ==
+           "couldn't find key level in ConfigMap default/special";
+  });
+  ASSERT_TRUE(registry_
+                  ->Update(*res_.configmaps, "default", "special", "",
+                           ConfigMap("special", {{"level", "high"}}), {})
+                  .ok());
+  clock_.Advance(std::chrono::seconds(10));
+  pod = WaitForPod("needs", [](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+  auto c = cm_->kubelets()->Find("default", "needs",
+                                 pod["metadata"].value("uid", ""), "c1", false);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->Log().lines.at(0).text, "level=high\n");
+  int failed = 0;
+  for (const auto& e : EventsFor("needs")) {
+    if (e["reason"] == "Failed") {
+      EXPECT_EQ(e["type"], "Warning");
+      failed += e.value("count", 1);
+    }
+  }
+  EXPECT_EQ(failed, 2);
+}
+
+// A configMap volume whose ConfigMap is missing holds the pod in
+// ContainerCreating with FailedMount events on the volume manager's
+// back-off (500 ms, doubling) until it is made.
+TEST_F(ControllerManagerTest, MissingConfigMapVolumeHoldsThePodBack) {
+  StartCluster();
+  json spec = NginxSpec();
+  spec["containers"][0]["volumeMounts"] = {
+      {{"name", "cfg"}, {"mountPath", "/etc/config"}}};
+  spec["volumes"] = {{{"name", "cfg"}, {"configMap", {{"name", "app"}}}}};
+  CreatePod("web", spec);
+  json pod = WaitForPod("web", [](const json& p) {
+    return WaitingReason(p) == "ContainerCreating";
+  });
+  EXPECT_EQ(pod["status"]["phase"], "Pending");
+  EXPECT_FALSE(pod["status"].contains("podIP"));
+  clock_.Advance(milliseconds(500));
+  auto mounts = [&] {
+    int n = 0;
+    for (const auto& e : EventsFor("web")) {
+      if (e["reason"] != "FailedMount") continue;
+      EXPECT_EQ(e["message"],
+                "MountVolume.SetUp failed for volume \"cfg\" : configmap "
+                "\"app\" not found");
+      n += e.value("count", 1);
+    }
+    return n;
+  };
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (mounts() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(mounts(), 2);
+  ASSERT_TRUE(registry_
+                  ->Create(*res_.configmaps, "default",
+                           ConfigMap("app", {{"color", "blue"}}), {})
+                  .ok());
+  clock_.Advance(milliseconds(1000));
+  WaitForPod("web", [](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+}
+
+// A ConfigMap's change reaches the files of a volume at the kubelet's
+// next periodic sync of the pod (60 s from its start), not before; a
+// subPath mount keeps what it was given.
+TEST_F(ControllerManagerTest, ConfigMapChangeReachesTheVolumeAtTheNextSync) {
+  StartCluster();
+  ASSERT_TRUE(registry_
+                  ->Create(*res_.configmaps, "default",
+                           ConfigMap("app", {{"color", "blue"}}), {})
+                  .ok());
+  json spec = NginxSpec();
+  spec["containers"][0]["volumeMounts"] = {
+      {{"name", "cfg"}, {"mountPath", "/etc/config"}},
+      {{"name", "cfg"}, {"mountPath", "/etc/color"}, {"subPath", "color"}}};
+  spec["volumes"] = {{{"name", "cfg"}, {"configMap", {{"name", "app"}}}}};
+  CreatePod("web", spec);
+  json pod = WaitForPod("web", [](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+  auto c = cm_->kubelets()->Find("default", "web",
+                                 pod["metadata"].value("uid", ""), "c1", false);
+  ASSERT_NE(c, nullptr);
+  auto cat = [&](const std::string& path) {
+    return c->Exec({"cat", path}, clock_.Now()).out;
+  };
+  EXPECT_EQ(cat("/etc/config/color"), "blue");
+  ASSERT_TRUE(registry_
+                  ->Update(*res_.configmaps, "default", "app", "",
+                           ConfigMap("app", {{"color", "red"}}), {})
+                  .ok());
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(cat("/etc/config/color"), "blue");
+  clock_.Advance(std::chrono::seconds(60));
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (cat("/etc/config/color") != "red" &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(cat("/etc/config/color"), "red");
+  EXPECT_EQ(cat("/etc/color"), "blue");
+}
+
 TEST_F(ControllerManagerTest, PacedClusterIsReadyWithoutWaiting) {
   // Every step of a learner's pod takes a minute, but the control plane was
   // already running when the cluster came up: ready at once, the fake clock

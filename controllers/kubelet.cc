@@ -6,6 +6,7 @@
 #include "controllers/lifecycle/container_setup.h"
 #include "controllers/lifecycle/engine.h"
 #include "controllers/lifecycle/probes.h"
+#include "controllers/replicaset_controller.h"  // kByNamespaceIndex
 #include "controllers/scheduler.h"
 #include "sim/image_catalog.h"
 #include "sim/image_names.h"
@@ -13,6 +14,11 @@
 namespace kmock::controllers {
 
 namespace {
+
+// The volume manager's retries of a volume it cannot set up: 500 ms,
+// doubling to 2 min 2 s.
+constexpr int64_t kMountBackoffInitialMs = 500;
+constexpr int64_t kMountBackoffMaxMs = 122000;
 
 using lifecycle::Action;
 using lifecycle::ContainerRuntime;
@@ -106,7 +112,20 @@ Kubelets::Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
   };
   pods_->AddHandlers(EventHandlers{
       .on_add = enqueue,
-      .on_update = [enqueue](const json&, const json& pod) { enqueue(pod); },
+      .on_update =
+          [this, enqueue](const json& old, const json& pod) {
+            // Labels or annotations a downwardAPI volume writes out.
+            const json& a = ObjectAt(old, "metadata");
+            const json& b = ObjectAt(pod, "metadata");
+            if ((ObjectAt(a, "labels") != ObjectAt(b, "labels") ||
+                 ObjectAt(a, "annotations") != ObjectAt(b, "annotations")) &&
+                agents_.count(NodeNameOf(pod)) &&
+                lifecycle::ProjectsPodMetadata(pod)) {
+              std::lock_guard<std::mutex> l(mu_);
+              volume_changes_.emplace(KeyOf(pod), clock_->Now());
+            }
+            enqueue(pod);
+          },
       .on_delete = [this](const json& pod) { queue_.Add(KeyOf(pod)); },
   });
   nodes_->AddHandlers(EventHandlers{
@@ -129,6 +148,64 @@ Kubelets::Kubelets(registry::Registry* registry, const Clock* clock, Rng* rng,
       .on_update = nullptr,
       .on_delete = nullptr,
   });
+  for (auto [informer, plural] : {std::pair{options_.configmaps, "configmaps"},
+                                  std::pair{options_.secrets, "secrets"}}) {
+    if (informer == nullptr) continue;
+    std::string p = plural;
+    informer->AddHandlers(EventHandlers{
+        .on_add = [this, p](const json& o) { ObjectChanged(o, p); },
+        .on_update = [this, p](const json&,
+                               const json& o) { ObjectChanged(o, p); },
+        .on_delete = [this, p](const json& o) { ObjectChanged(o, p); },
+    });
+  }
+}
+
+void Kubelets::ObjectChanged(const json& obj, const std::string& plural) {
+  const json& md = ObjectAt(obj, "metadata");
+  const std::string ns = md.value("namespace", "");
+  const std::string name = md.value("name", "");
+  const TimePoint now = clock_->Now();
+  for (const auto& p : pods_->ByIndex(kByNamespaceIndex, ns)) {
+    if (!agents_.count(NodeNameOf(*p)) ||
+        !lifecycle::MountsObject(*p, plural, name))
+      continue;
+    std::string key = KeyOf(*p);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      volume_changes_.emplace(key, now);  // the first change not yet written
+    }
+    queue_.Add(key);
+  }
+}
+
+void Kubelets::SyncVolumes(const std::string& key,
+                           const lifecycle::PodRuntime& rt, TimePoint now,
+                           std::optional<TimePoint>* wake) {
+  TimePoint changed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = volume_changes_.find(key);
+    if (it == volume_changes_.end()) return;
+    changed = it->second;
+  }
+  // The pod's periodic syncs: every sync_period from its start.
+  const auto period = std::max<std::chrono::nanoseconds>(
+      options_.sync_period, std::chrono::milliseconds(1));
+  const TimePoint from = rt.start_time == TimePoint{} ? changed : rt.start_time;
+  auto n = (changed - from + period - std::chrono::nanoseconds(1)) / period;
+  TimePoint due = from + std::max<decltype(n)>(n, 1) * period;
+  if (now < due) {
+    if (!*wake || due < **wake) *wake = due;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = volume_changes_.find(key);
+    if (it != volume_changes_.end() && it->second == changed)
+      volume_changes_.erase(it);
+  }
+  lifecycle::RefreshFileVolumes(rt);
 }
 
 Kubelets::~Kubelets() { Stop(); }
@@ -238,6 +315,7 @@ PodRuntime Kubelets::NewRuntime(const json& pod, Agent* agent) {
 
 void Kubelets::Forget(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
+  volume_changes_.erase(key);
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
   auto sp = static_pods_.find(key);
@@ -449,6 +527,7 @@ Status Kubelets::Sync(const std::string& key) {
   {
     // Probes see the programs as they are now.
     TimePoint now = clock_->Now();
+    SyncVolumes(key, entry.rt, now, &wake);
     if (AdvanceContainers(pod, node, &entry.rt, now, &wake)) dirty = true;
     std::vector<lifecycle::EventSpec> probe_events;
     if (lifecycle::RunDueProbes(*pod, &entry.rt, now, &probe_events, &wake))
@@ -492,6 +571,40 @@ Status Kubelets::Sync(const std::string& key) {
       if (result.ok()) deleted = true;
       break;
     }
+    if (stage->action == Action::kCreateSandbox &&
+        !options_.bootstrap_pods.count(key)) {
+      // Volumes are set up before the sandbox: one whose ConfigMap or
+      // Secret is missing holds the pod in ContainerCreating, tried again
+      // on the volume manager's back-off. (The system's pods, static pods
+      // on a real cluster, mount nothing from the API.)
+      std::string bad = lifecycle::VolumeSetUpError(
+          *pod, SourcesOf(*pod).objects, options_.root_ca_published);
+      if (!bad.empty()) {
+        entry.rt.mount_backoff_ms =
+            entry.rt.mount_backoff_ms == 0
+                ? kMountBackoffInitialMs
+                : std::min(entry.rt.mount_backoff_ms * 2, kMountBackoffMaxMs);
+        entry.pending_stage = stage->name;
+        entry.due = now + std::chrono::milliseconds(entry.rt.mount_backoff_ms);
+        if (entry.rt.start_time == TimePoint{}) entry.rt.start_time = now;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          entries_[key] = entry;
+        }
+        Status st = agent->recorder->Record(
+            *pod, EventRecord{"Warning", "FailedMount", bad, "", ""});
+        if (!st.ok()) result = st;
+        // The first time, the pod shows its containers waiting to be made
+        // (ContainerCreating), as the kubelet's status manager reports.
+        if (entry.rt.mount_backoff_ms == kMountBackoffInitialMs) {
+          st = WriteStatus(*pod, entry.rt);
+          if (!st.ok()) result = st;
+        }
+        queue_.AddAfter(key, entry.due - now);
+        break;
+      }
+      entry.rt.mount_backoff_ms = 0;
+    }
     if (stage->action == Action::kCreateSandbox && entry.rt.pod_ip.empty()) {
       bool host_network = ObjectAt(*pod, "spec").value("hostNetwork", false);
       if (host_network) {
@@ -505,12 +618,18 @@ Status Kubelets::Sync(const std::string& key) {
         entry.rt.pod_ip = *ip;
       }
     }
+    if (stage->action == Action::kCreateContainer) {
+      int cur = entry.rt.CurrentContainer();
+      if (cur >= 0)
+        entry.rt.containers[cur].config_error = lifecycle::ContainerConfigError(
+            *pod, entry.rt.containers[cur], SourcesOf(*pod).objects);
+    }
     if (stage->action == Action::kStartContainer) {
       int cur = entry.rt.CurrentContainer();
       if (cur >= 0 && entry.rt.containers[cur].step == Step::kCreated) {
         lifecycle::StartContainerProcess(
             pod, &entry.rt.containers[cur], &entry.rt, node, now,
-            ObjectsOf(*pod), [this, node] { return NodeProcesses(node); });
+            SourcesOf(*pod), [this, node] { return NodeProcesses(node); });
         ListenForExit(*pod, entry.rt.containers[cur]);
       }
     }
@@ -576,17 +695,49 @@ Status Kubelets::Sync(const std::string& key) {
   return result;
 }
 
-lifecycle::ObjectSource Kubelets::ObjectsOf(const json& pod) const {
+lifecycle::PodSources Kubelets::SourcesOf(const json& pod) const {
   std::string ns = ObjectAt(pod, "metadata").value("namespace", "");
-  return [this, ns](const std::string& plural,
-                    const std::string& name) -> std::optional<json> {
-    const api::ResourceInfo* r =
-        plural == "secrets" ? res_.secrets : res_.configmaps;
-    if (r == nullptr) return std::nullopt;
+  lifecycle::PodSources out;
+  out.objects = [this, ns](
+                    const std::string& plural,
+                    const std::string& name) -> std::shared_ptr<const json> {
+    const bool secret = plural == "secrets";
+    // The kubelet's watch-based cache; what it has not seen yet (just
+    // made), a read of the API.
+    if (Informer* cache = secret ? options_.secrets : options_.configmaps)
+      if (ObjectPtr seen = cache->Get(ns + "/" + name)) return seen;
+    const api::ResourceInfo* r = secret ? res_.secrets : res_.configmaps;
+    if (r == nullptr) return nullptr;
     auto obj = registry_->Get(*r, ns, name);
-    if (!obj.ok()) return std::nullopt;
-    return std::move(obj).value();
+    if (!obj.ok()) return nullptr;
+    return std::make_shared<const json>(std::move(obj).value());
   };
+  if (options_.issue_token) {
+    // The kubelet's TokenRequest: bound to the pod, for the source's
+    // audience (the API's when it names none) and lifetime.
+    out.token = [this](const json& p,
+                       const json& source) -> std::optional<std::string> {
+      const json& md = ObjectAt(p, "metadata");
+      json spec = {
+          {"expirationSeconds", source.value("expirationSeconds", 3600)},
+          {"boundObjectRef",
+           {{"kind", "Pod"},
+            {"apiVersion", "v1"},
+            {"name", md.value("name", "")},
+            {"uid", md.value("uid", "")}}}};
+      std::string audience = source.value("audience", "");
+      spec["audiences"] =
+          audience.empty() ? json::array() : json::array({audience});
+      json request = {{"apiVersion", "authentication.k8s.io/v1"},
+                      {"kind", "TokenRequest"},
+                      {"spec", std::move(spec)}};
+      return options_.issue_token(
+          md.value("namespace", ""),
+          ObjectAt(p, "spec").value("serviceAccountName", "default"), request);
+    };
+  }
+  out.pod = [pods = pods_, key = KeyOf(pod)] { return pods->Get(key); };
+  return out;
 }
 
 std::vector<std::pair<int64_t, std::string>> Kubelets::NodeProcesses(
@@ -635,7 +786,7 @@ bool Kubelets::AdvanceContainers(const ObjectPtr& pod, const std::string& node,
     if (!c.sim) {
       // Adopted after kubemock restarted: its program starts again.
       lifecycle::StartContainerProcess(
-          pod, &c, rt, node, now, ObjectsOf(*pod),
+          pod, &c, rt, node, now, SourcesOf(*pod),
           [this, node] { return NodeProcesses(node); });
       ListenForExit(*pod, c);
     }

@@ -19,6 +19,8 @@
 #define KMOCK_CONTROLLERS_KUBELET_H_
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,6 +53,11 @@ struct KubeletNodeConfig {
   std::vector<std::string> preloaded_images;
 };
 
+// The API's TokenRequest: the token of serviceaccounts/<name>/token in
+// namespace ns for the request, or nullopt.
+using TokenIssuer = std::function<std::optional<std::string>(
+    const std::string& ns, const std::string& name, const json& request)>;
+
 struct KubeletOptions {
   std::vector<lifecycle::Stage> stages;  // usually DefaultStages(pacing)
   int workers = 2;
@@ -74,11 +81,24 @@ struct KubeletOptions {
   // Where events are queued for writing (event_sink.h); null: each is
   // written before the component goes on.
   EventSink* event_sink = nullptr;
+  // ConfigMaps and Secrets (either may be null): when one that a pod's
+  // volume projects changes, the kubelet writes the volume's files again
+  // at its next periodic sync of the pod, sync_period after the last
+  // (the pod's start), as KubeletConfiguration's syncFrequency.
+  Informer* configmaps = nullptr;
+  Informer* secrets = nullptr;
+  std::chrono::milliseconds sync_period{60000};
+  // Whether a root CA publisher puts kube-root-ca.crt in every namespace:
+  // without one, pods do not wait for it to mount.
+  bool root_ca_published = true;
+  // For projected service-account tokens; null: no token files.
+  TokenIssuer issue_token;
 };
 
 class Kubelets : public sim::ContainerDirectory {
  public:
-  // REQUIRES: pods has the kPodsByNodeIndex index; informers not started.
+  // REQUIRES: pods has the kPodsByNodeIndex index (and kByNamespaceIndex
+  // for volume updates); informers not started.
   static Result<std::unique_ptr<Kubelets>> Create(
       registry::Registry* registry, const Clock* clock, Rng* rng,
       CoreResources res, Informer* pods, Informer* nodes,
@@ -145,8 +165,16 @@ class Kubelets : public sim::ContainerDirectory {
   // Creates the static pod `key` again if it is one and its node is there.
   Status RecreateStaticPod(const std::string& key);
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
-  // Reads the ConfigMaps and Secrets of the pod's namespace.
-  lifecycle::ObjectSource ObjectsOf(const json& pod) const;
+  // What the pod's containers read from the API: the ConfigMaps and
+  // Secrets of its namespace, its tokens, the pod itself.
+  lifecycle::PodSources SourcesOf(const json& pod) const;
+  // A ConfigMap or Secret changed: the pods of ours that mount it write
+  // their volumes again at their next sync.
+  void ObjectChanged(const json& obj, const std::string& plural);
+  // Writes the pod's volumes again if one changed and its periodic sync
+  // has come; else moves *wake to that sync.
+  void SyncVolumes(const std::string& key, const lifecycle::PodRuntime& rt,
+                   TimePoint now, std::optional<TimePoint>* wake);
   // The node's processes as `ps` in a hostPID pod lists them: the system's
   // (init, containerd, the kubelet), then each pod's pause and running
   // containers with the process numbers they got when they started.
@@ -177,6 +205,8 @@ class Kubelets : public sim::ContainerDirectory {
   mutable std::mutex mu_;
   std::map<std::string, PodEntry> entries_;
   std::map<std::string, StaticPod> static_pods_;
+  // Pods ("ns/name") whose volumes' sources changed, and since when.
+  std::map<std::string, TimePoint> volume_changes_;
 };
 
 }  // namespace kmock::controllers

@@ -35,6 +35,7 @@ namespace kmock::server {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+using nlohmann::json;
 
 // Idle keep-alive connections are kept for this many requests.
 constexpr size_t kKeepAliveMaxCount = 100000;
@@ -183,6 +184,13 @@ static std::unique_ptr<ServiceAccountTokens> MakeServiceAccountTokens(
 
 class ApiServer::Impl {
  public:
+  Result<json> IssueServiceAccountToken(const std::string& ns,
+                                        const std::string& name,
+                                        const json& request) const {
+    if (!service_accounts_)
+      return Status(StatusCode::kServiceUnavailable, "no service account key");
+    return service_accounts_->Issue(ns, name, request);
+  }
   Impl(ServerOptions options, registry::Registry* registry, const Clock* clock,
        Rng* rng)
       : options_(std::move(options)),
@@ -508,5 +516,10 @@ Status ApiServer::Start() { return impl_->Start(); }
 int ApiServer::port() const { return impl_->port(); }
 void ApiServer::Stop() { impl_->Stop(); }
 bool ApiServer::ready() const { return impl_->ready(); }
+Result<json> ApiServer::IssueServiceAccountToken(const std::string& ns,
+                                                 const std::string& name,
+                                                 const json& request) const {
+  return impl_->IssueServiceAccountToken(ns, name, request);
+}
 
 }  // namespace kmock::server

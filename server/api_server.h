@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,12 @@ class ApiServer {
   void Stop();
   // True between a successful Start and Stop.
   bool ready() const;
+  // TokenRequest (serviceaccounts/<name>/token) in-process, as the kubelets
+  // ask for projected tokens: the TokenRequest with its status, or the
+  // error a client would get (kServiceUnavailable without a signing key).
+  Result<nlohmann::json> IssueServiceAccountToken(
+      const std::string& ns, const std::string& name,
+      const nlohmann::json& request) const;
 
  private:
   class Impl;

@@ -40,31 +40,55 @@ void Filesystem::SetLoader(std::function<Files()> loader) {
 }
 
 void Filesystem::Load() const {
-  std::call_once(loaded_, [this] {
-    std::function<Files()> loader;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      loader = std::move(loader_);
+  if (loaded_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> g(load_mu_);
+  if (loaded_.load(std::memory_order_relaxed)) return;
+  Fill(/*replace=*/false);
+  loaded_.store(true, std::memory_order_release);
+}
+
+bool Filesystem::Reload() {
+  std::lock_guard<std::mutex> g(load_mu_);
+  if (!loaded_.load(std::memory_order_relaxed)) return false;
+  Fill(/*replace=*/true);
+  return true;
+}
+
+void Filesystem::Fill(bool replace) const {
+  std::function<Files()> loader;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    loader = loader_;
+  }
+  if (!loader) return;
+  Files files = loader();
+  // Written past the read-only marks: the kubelet writes volume files.
+  // What is this filesystem's own is put in place in one step, so a reader
+  // sees the old files or the new, never a directory being rewritten.
+  std::map<std::string, std::string> own;
+  std::map<std::string, bool> own_dirs;
+  for (auto& [path, content] : files) {
+    if (!path.empty() && path.back() == '/') {
+      own_dirs[path.substr(0, path.size() - 1)] = true;
+      continue;
     }
-    if (!loader) return;
-    Files files = loader();
-    // Written past the read-only marks: the kubelet writes volume files.
-    auto* self = const_cast<Filesystem*>(this);
-    for (auto& [path, content] : files) {
-      if (!path.empty() && path.back() == '/') {
-        std::lock_guard<std::mutex> l(mu_);
-        self->dirs_[path.substr(0, path.size() - 1)] = true;
-        continue;
-      }
-      auto [fs, inner] = Resolve(path);
-      if (fs != this) {
-        fs->Write(inner, std::move(content));
-        continue;
-      }
-      std::lock_guard<std::mutex> l(mu_);
-      self->files_[path] = std::move(content);
+    auto [fs, inner] = Resolve(path);
+    if (fs != this) {
+      fs->Write(inner, std::move(content));
+      continue;
     }
-  });
+    own[path] = std::move(content);
+  }
+  auto* self = const_cast<Filesystem*>(this);
+  std::lock_guard<std::mutex> l(mu_);
+  if (replace) {
+    self->files_ = std::move(own);
+    self->dirs_ = std::move(own_dirs);
+    for (const auto& m : mounts_) self->dirs_[m.first] = true;
+    return;
+  }
+  for (auto& [path, content] : own) self->files_[path] = std::move(content);
+  for (const auto& [path, made] : own_dirs) self->dirs_[path] = made;
 }
 
 void Filesystem::Mount(const std::string& path,

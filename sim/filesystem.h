@@ -12,6 +12,7 @@
 #ifndef KMOCK_SIM_FILESYSTEM_H_
 #define KMOCK_SIM_FILESYSTEM_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,6 +54,10 @@ class Filesystem {
   // (path, content); a path ending in '/' is a directory to make.
   using Files = std::vector<std::pair<std::string, std::string>>;
   void SetLoader(std::function<Files()> loader);
+  // Runs the loader again in place of what it wrote before (the kubelet
+  // writing a volume's keys anew), if the files were ever loaded; else
+  // leaves the load to the first look. False when nothing was loaded.
+  bool Reload();
 
  private:
   // The filesystem that holds path and the path inside it (this one
@@ -63,9 +68,12 @@ class Filesystem {
   std::vector<std::string> ListLocked(const std::string& dir) const;
 
   void Load() const;
+  // Writes the loader's files; replace: in place of all this one held.
+  void Fill(bool replace) const;  // REQUIRES: load_mu_ held
 
+  mutable std::mutex load_mu_;  // taken before mu_, never after
+  mutable std::atomic<bool> loaded_{false};
   mutable std::mutex mu_;
-  mutable std::once_flag loaded_;
   std::function<Files()> loader_;
   std::vector<std::pair<std::string, std::shared_ptr<Filesystem>>> mounts_;
   std::map<std::string, std::string> files_;

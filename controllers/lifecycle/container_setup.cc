@@ -172,7 +172,8 @@ void ProjectDownward(const json& pod, const PodRuntime& rt,
 // are directories of their own (emptyDir and the rest).
 std::optional<std::map<std::string, std::string>> VolumeFiles(
     const json& pod, const PodRuntime& rt, const std::string& node,
-    const json& volume, const ObjectSource& objects) {
+    const json& volume, const PodSources& sources) {
+  const ObjectSource& objects = sources.objects;
   std::map<std::string, std::string> files;
   if (const json& cm = ObjectAt(volume, "configMap"); !cm.empty()) {
     if (auto keys = Keys(objects, "configmaps", cm.value("name", "")))
@@ -198,6 +199,10 @@ std::optional<std::map<std::string, std::string>> VolumeFiles(
           ProjectKeys(*keys, s, "", &files);
       } else if (const json& d = ObjectAt(src, "downwardAPI"); !d.empty()) {
         ProjectDownward(pod, rt, node, d, &files);
+      } else if (const json& t = ObjectAt(src, "serviceAccountToken");
+                 !t.empty() && sources.token) {
+        if (auto token = sources.token(pod, t))
+          files[t.value("path", "token")] = std::move(*token);
       }
     }
     return files;
@@ -245,11 +250,46 @@ bool HasFiles(const json& volume) {
   return false;
 }
 
+// The pod's addresses: all its files need from the kubelet's record.
+PodRuntime Addresses(const PodRuntime& rt) {
+  PodRuntime where;
+  where.pod_ip = rt.pod_ip;
+  where.host_ip = rt.host_ip;
+  return where;
+}
+
+// The read-only directory of a configMap, secret, downwardAPI or projected
+// volume, written from the pod as it is when first looked into and at
+// each refresh.
+std::shared_ptr<sim::Filesystem> FileVolume(const std::string& name,
+                                            const PodRuntime& rt,
+                                            const std::string& node,
+                                            const PodSources& sources) {
+  auto dir = std::make_shared<sim::Filesystem>();
+  dir->SetReadOnly("/");
+  dir->SetLoader([name, where = Addresses(rt), node, sources] {
+    sim::Filesystem::Files out;
+    auto pod = sources.pod ? sources.pod() : nullptr;
+    if (!pod) return out;
+    for (const auto& v : ArrayAt(ObjectAt(*pod, "spec"), "volumes")) {
+      if (v.value("name", "") != name) continue;
+      auto files = VolumeFiles(*pod, where, node, v, sources);
+      if (files)
+        for (auto& [rel, content] : *files)
+          out.emplace_back("/" + rel, std::move(content));
+      break;
+    }
+    return out;
+  });
+  return dir;
+}
+
 }  // namespace
 
 ContainerSetup SetUpContainer(const json& pod, const ContainerRuntime& c,
                               PodRuntime* rtp, const std::string& node,
-                              TimePoint now, const ObjectSource& objects) {
+                              TimePoint now, const PodSources& sources) {
+  const ObjectSource& objects = sources.objects;
   const PodRuntime& rt = *rtp;
   ContainerSetup out;
   const json& md = ObjectAt(pod, "metadata");
@@ -333,8 +373,12 @@ ContainerSetup SetUpContainer(const json& pod, const ContainerRuntime& c,
   ForEachMount(pod, sc,
                [&](const json& m, const std::string& name, const json& volume,
                    const std::string& mount_path) {
-                 if (HasFiles(volume)) {
-                   out.read_only.push_back(mount_path);
+                 if (HasFiles(volume) && !m.value("subPath", "").empty()) {
+                   out.read_only.push_back(mount_path);  // a copy, made once
+                 } else if (HasFiles(volume)) {
+                   auto& dir = rtp->file_volumes[name];
+                   if (!dir) dir = FileVolume(name, rt, node, sources);
+                   out.mounts.emplace_back(mount_path, dir);
                  } else if (volume.contains("emptyDir")) {
                    auto& shared = rtp->empty_dirs[name];
                    if (!shared) shared = std::make_shared<sim::Filesystem>();
@@ -354,7 +398,7 @@ sim::Filesystem::Files ContainerFiles(const json& pod,
                                       const ContainerRuntime& c,
                                       const PodRuntime& rt,
                                       const std::string& node,
-                                      const ObjectSource& objects) {
+                                      const PodSources& sources) {
   sim::Filesystem::Files out;
   const json& md = ObjectAt(pod, "metadata");
   const json& spec = ObjectAt(pod, "spec");
@@ -391,12 +435,11 @@ sim::Filesystem::Files ContainerFiles(const json& pod,
                [&](const json& m, const std::string&, const json& volume,
                    const std::string& mount_path) {
                  std::string sub = m.value("subPath", "");
-                 auto files = VolumeFiles(pod, rt, node, volume, objects);
+                 if (sub.empty()) return;  // a directory of its own
+                 auto files = VolumeFiles(pod, rt, node, volume, sources);
                  if (!files) return;
                  for (const auto& [rel, content] : *files) {
-                   if (sub.empty()) {
-                     out.emplace_back(mount_path + "/" + rel, content);
-                   } else if (rel == sub) {
+                   if (rel == sub) {
                      out.emplace_back(mount_path, content);
                    } else if (rel.rfind(sub + "/", 0) == 0) {
                      out.emplace_back(mount_path + rel.substr(sub.size()),
@@ -415,20 +458,20 @@ sim::Filesystem::Files ContainerFiles(const json& pod,
 void StartContainerProcess(const std::shared_ptr<const json>& pod,
                            ContainerRuntime* c, PodRuntime* rt,
                            const std::string& node, TimePoint now,
-                           const ObjectSource& objects,
+                           const PodSources& sources,
                            const ProcessTable& node_processes) {
-  ContainerSetup setup = SetUpContainer(*pod, *c, rt, node, now, objects);
+  ContainerSetup setup = SetUpContainer(*pod, *c, rt, node, now, sources);
   if (node_processes && ObjectAt(*pod, "spec").value("hostPID", false))
     setup.spec.host_processes = node_processes;
-  // What the files need, captured small: the pod is shared, not copied.
+  // What the files need, captured small: the pod is read when they are
+  // written, not kept.
   ContainerRuntime who;
   who.name = c->name;
   who.init = c->init;
-  PodRuntime where;
-  where.pod_ip = rt->pod_ip;
-  where.host_ip = rt->host_ip;
-  auto files = [pod, who, where, node, objects] {
-    return ContainerFiles(*pod, who, where, node, objects);
+  auto files = [who, where = Addresses(*rt), node, sources] {
+    auto now_pod = sources.pod ? sources.pod() : nullptr;
+    if (!now_pod) return sim::Filesystem::Files{};
+    return ContainerFiles(*now_pod, who, where, node, sources);
   };
   // A memory limit below what the program needs (sim/programs.h).
   int64_t need = 0;
@@ -455,6 +498,118 @@ void StartContainerProcess(const std::shared_ptr<const json>& pod,
     c->oom_killed = true;
   }
   c->sim = std::move(container);
+}
+
+std::string ContainerConfigError(const json& pod, const ContainerRuntime& c,
+                                 const ObjectSource& objects) {
+  const json* sc = SpecOf(pod, c);
+  if (sc == nullptr || !objects) return "";
+  const std::string ns = ObjectAt(pod, "metadata").value("namespace", "");
+  // nullopt: fine; else the message.
+  auto check = [&](const json& ref, bool secret,
+                   const std::string& key) -> std::optional<std::string> {
+    if (ref.value("optional", false)) return std::nullopt;
+    const std::string name = ref.value("name", "");
+    auto obj = objects(secret ? "secrets" : "configmaps", name);
+    if (!obj)
+      return std::string(secret ? "secret" : "configmap") + " \"" + name +
+             "\" not found";
+    if (key.empty() || KeysOf(*obj, secret).count(key)) return std::nullopt;
+    return "couldn't find key " + key + " in " +
+           (secret ? "Secret " : "ConfigMap ") + ns + "/" + name;
+  };
+  for (const auto& from : ArrayAt(*sc, "envFrom")) {
+    std::optional<std::string> bad;
+    if (const json& cm = ObjectAt(from, "configMapRef"); !cm.empty())
+      bad = check(cm, false, "");
+    else if (const json& sr = ObjectAt(from, "secretRef"); !sr.empty())
+      bad = check(sr, true, "");
+    if (bad) return *bad;
+  }
+  for (const auto& e : ArrayAt(*sc, "env")) {
+    const json& from = ObjectAt(e, "valueFrom");
+    std::optional<std::string> bad;
+    if (const json& cm = ObjectAt(from, "configMapKeyRef"); !cm.empty())
+      bad = check(cm, false, cm.value("key", ""));
+    else if (const json& sr = ObjectAt(from, "secretKeyRef"); !sr.empty())
+      bad = check(sr, true, sr.value("key", ""));
+    if (bad) return *bad;
+  }
+  return "";
+}
+
+std::string VolumeSetUpError(const json& pod, const ObjectSource& objects,
+                             bool root_ca) {
+  if (!objects) return "";
+  // The message when the source's object is missing, else "".
+  auto missing = [&](const json& src, bool secret, const char* name_field) {
+    if (src.value("optional", false)) return std::string();
+    const std::string name = src.value(name_field, "");
+    if (!root_ca && !secret && name == kRootCaConfigMap) return std::string();
+    if (objects(secret ? "secrets" : "configmaps", name)) return std::string();
+    return std::string(secret ? "secret" : "configmap") + " \"" + name +
+           "\" not found";
+  };
+  for (const auto& v : ArrayAt(ObjectAt(pod, "spec"), "volumes")) {
+    std::string bad;
+    if (const json& cm = ObjectAt(v, "configMap"); !cm.empty()) {
+      bad = missing(cm, false, "name");
+    } else if (const json& s = ObjectAt(v, "secret"); !s.empty()) {
+      bad = missing(s, true, "secretName");
+    } else {
+      for (const auto& src : ArrayAt(ObjectAt(v, "projected"), "sources")) {
+        if (const json& cm = ObjectAt(src, "configMap"); !cm.empty())
+          bad = missing(cm, false, "name");
+        else if (const json& s = ObjectAt(src, "secret"); !s.empty())
+          bad = missing(s, true, "name");
+        if (!bad.empty()) break;
+      }
+    }
+    if (!bad.empty())
+      return "MountVolume.SetUp failed for volume \"" + v.value("name", "") +
+             "\" : " + bad;
+  }
+  return "";
+}
+
+void RefreshFileVolumes(const PodRuntime& rt) {
+  for (const auto& [name, dir] : rt.file_volumes) dir->Reload();
+}
+
+bool ProjectsPodMetadata(const json& pod) {
+  auto writes_metadata = [](const json& downward) {
+    for (const auto& item : ArrayAt(downward, "items")) {
+      std::string path =
+          ObjectAt(item, "fieldRef").value("fieldPath", std::string());
+      if (path.rfind("metadata.labels", 0) == 0 ||
+          path.rfind("metadata.annotations", 0) == 0)
+        return true;
+    }
+    return false;
+  };
+  for (const auto& v : ArrayAt(ObjectAt(pod, "spec"), "volumes")) {
+    if (writes_metadata(ObjectAt(v, "downwardAPI"))) return true;
+    for (const auto& src : ArrayAt(ObjectAt(v, "projected"), "sources"))
+      if (writes_metadata(ObjectAt(src, "downwardAPI"))) return true;
+  }
+  return false;
+}
+
+bool MountsObject(const json& pod, const std::string& plural,
+                  const std::string& name) {
+  const bool secret = plural == "secrets";
+  auto names = [&](const json& src, const char* kind, const char* field) {
+    const json& o = ObjectAt(src, kind);
+    return !o.empty() && o.value(field, "") == name;
+  };
+  for (const auto& v : ArrayAt(ObjectAt(pod, "spec"), "volumes")) {
+    if (secret ? names(v, "secret", "secretName")
+               : names(v, "configMap", "name"))
+      return true;
+    for (const auto& src : ArrayAt(ObjectAt(v, "projected"), "sources"))
+      if (names(src, secret ? "secret" : "configMap", "name")) return true;
+  }
+  return false;
 }
 
 }  // namespace kmock::controllers::lifecycle

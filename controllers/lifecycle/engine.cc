@@ -284,6 +284,16 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
     }
     case Action::kCreateContainer:
       if (c == nullptr || c->step != Step::kPulled) break;
+      if (!c->config_error.empty()) {
+        // The pod worker tries again after its back-off period, from the
+        // image on.
+        events.push_back(Warning(*c, "Failed", "Error: " + c->config_error));
+        Wait(c, Step::kWaiting, "CreateContainerConfigError", c->config_error);
+        c->retry_in_ms = kConfigRetryMs;
+        break;
+      }
+      c->waiting_reason.clear();
+      c->waiting_message.clear();
       events.push_back(Normal(*c, "Created", "Created container: " + c->name));
       c->step = Step::kCreated;
       break;
@@ -402,7 +412,9 @@ std::vector<EventSpec> Apply(Action action, PodRuntime* rt, TimePoint now) {
 
 json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   const json& old_status = ObjectAt(pod, "status");
-  if (!rt.sandbox) {
+  // Before the sandbox, only a pod held up by its volumes shows its
+  // containers (waiting, ContainerCreating).
+  if (!rt.sandbox && rt.mount_backoff_ms == 0) {
     json status = old_status.is_object() ? old_status : json::object();
     if (!status.contains("phase")) status["phase"] = "Pending";
     return status;
@@ -448,7 +460,7 @@ json RenderStatus(const json& pod, const PodRuntime& rt, TimePoint now) {
   const bool terminal = phase == "Succeeded" || phase == "Failed";
   std::vector<Cond> conds;
   conds.push_back({"PodReadyToStartContainers",
-                   rt.killed || (terminal && !rt.killed) ? "False" : "True", "",
+                   !rt.sandbox || rt.killed || terminal ? "False" : "True", "",
                    ""});
   if (init_incomplete.empty()) {
     conds.push_back({"Initialized", "True", "", ""});

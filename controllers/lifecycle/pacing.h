@@ -23,6 +23,9 @@ struct StagePacing {
   std::chrono::milliseconds kill{0};    // graceful stop after a delete
   std::chrono::milliseconds remove{0};  // kubelet removes the object
   double jitter = 0;
+  // The kubelet's periodic sync of each pod (syncFrequency), which writes
+  // changed ConfigMaps and Secrets into its volumes. Not paced by Uniform.
+  std::chrono::milliseconds sync{60000};
 
   // A pacing where every step takes `step` (used by --pace).
   static StagePacing Uniform(std::chrono::milliseconds step, double jitter) {

@@ -93,6 +93,9 @@ struct ContainerRuntime {
   std::string pull_error;
   // A program that cannot start (set by the kubelet before kStartContainer).
   std::string start_error;
+  // Why its configuration cannot be made (ContainerConfigError), set by the
+  // kubelet before each kCreateContainer: it waits, retried.
+  std::string config_error;
   // The kubelet's back-off per container: crash restarts and image pulls
   // (10 s doubling to 5 min; forgotten after 10 min without failures).
   int64_t backoff_ms = 0;
@@ -123,6 +126,9 @@ struct ContainerRuntime {
 // The kubelet's container back-off (flowcontrol.Backoff with 10 s, 5 min).
 constexpr int64_t kBackoffInitialMs = 10000;
 constexpr int64_t kBackoffMaxMs = 300000;
+// A pod whose sync failed (a container's configuration cannot be made) is
+// synced again after the pod worker's back-off period.
+constexpr int64_t kConfigRetryMs = 10000;
 
 struct PodRuntime {
   bool sandbox = false;
@@ -135,6 +141,11 @@ struct PodRuntime {
   std::string pod_ref;
   // The pod's emptyDir volumes, shared by its containers (not in JSON).
   std::map<std::string, std::shared_ptr<sim::Filesystem>> empty_dirs;
+  // Its configMap, secret, downwardAPI and projected volumes, each a
+  // read-only directory the kubelet writes (not in JSON).
+  std::map<std::string, std::shared_ptr<sim::Filesystem>> file_volumes;
+  // The volume manager's current wait before it tries a volume again.
+  int64_t mount_backoff_ms = 0;
   std::vector<ContainerRuntime> containers;  // init containers first, in order
 
   // Index of the container whose turn it is (to start, or to restart),

@@ -9,10 +9,12 @@ import pty
 import re
 import select
 import socket
+import tempfile
 import time
 import unittest
 
 import harness
+from test_auth import token_kubeconfig
 
 
 class ContainerAccessTest(harness.ServerTestCase):
@@ -603,6 +605,73 @@ class ContainerAccessTest(harness.ServerTestCase):
         finally:
             bg.stop()
 
+    def test_missing_configuration_shows_the_kubelets_errors(self):
+        self.kubectl.run("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "needs-env"},
+                 "spec": {"containers": [
+                     {"name": "app", "image": "busybox:1.36",
+                      "command": ["sleep", "3600"],
+                      "env": [{"name": "LEVEL", "valueFrom": {
+                          "configMapKeyRef": {"name": "nowhere",
+                                              "key": "level"}}}]}]}},
+                {"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": "needs-volume"},
+                 "spec": {
+                     "containers": [
+                         {"name": "app", "image": "nginx",
+                          "volumeMounts": [{"name": "cfg",
+                                            "mountPath": "/etc/config"}]}],
+                     "volumes": [{"name": "cfg",
+                                  "secret": {"secretName": "nowhere"}}]}}]}))
+        pod = self.wait_pod("needs-env", lambda p: self.waiting_reason(p) ==
+                            "CreateContainerConfigError")
+        cs = pod["status"]["containerStatuses"][0]
+        self.assertEqual(cs["state"]["waiting"]["message"],
+                         'configmap "nowhere" not found')
+        self.assertIn(("Warning", "Failed",
+                       'Error: configmap "nowhere" not found'),
+                      self.events_of("needs-env"))
+        p = self.kubectl.run("get", "pod", "needs-env")
+        self.assertRegex(p.stdout, r"needs-env\s+0/1\s+"
+                         r"CreateContainerConfigError\s+0\s+")
+        self.wait_pod("needs-volume", lambda p: self.waiting_reason(p) ==
+                      "ContainerCreating")
+        self.assertTrue(harness.wait_until(
+            lambda: ("Warning", "FailedMount",
+                     'MountVolume.SetUp failed for volume "cfg" : secret '
+                     '"nowhere" not found') in self.events_of("needs-volume"),
+            10))
+        p = self.kubectl.run("get", "pod", "needs-volume")
+        self.assertRegex(p.stdout,
+                         r"needs-volume\s+0/1\s+ContainerCreating\s+0\s+")
+        self.kubectl.run("delete", "pod", "needs-env", "needs-volume",
+                         "--wait=false")
+
+    def test_service_account_token_file_authenticates_as_the_account(self):
+        self.kubectl.run("run", "sa-user", "--image=nginx")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/sa-user",
+                         "--timeout=60s")
+        base = "/var/run/secrets/kubernetes.io/serviceaccount/"
+        p = self.kubectl.run("exec", "sa-user", "--", "ls", base)
+        self.assertEqual(p.stdout, "ca.crt\nnamespace\ntoken\n")
+        p = self.kubectl.run("exec", "sa-user", "--", "cat", base + "namespace")
+        self.assertEqual(p.stdout, "default")
+        token = self.kubectl.run("exec", "sa-user", "--", "cat",
+                                 base + "token").stdout
+        self.assertEqual(token.count("."), 2)  # a signed JWT
+        path = os.path.join(self.workdir, "sa-kubeconfig")
+        token_kubeconfig(self.server.kubeconfig, token, path)
+        as_account = harness.Kubectl(self.workdir, path,
+                                     harness.kubectl_version())
+        p = as_account.run("auth", "whoami", "-o", "json")
+        user = json.loads(p.stdout)["status"]["userInfo"]
+        self.assertEqual(user["username"],
+                         "system:serviceaccount:default:default")
+        self.assertIn("system:serviceaccounts:default", user["groups"])
+        self.kubectl.run("delete", "pod", "sa-user", "--wait=false")
+
     def test_discovery_lists_the_stream_subresources(self):
         p = self.kubectl.run("get", "--raw", "/api/v1")
         names = {r["name"]: r for r in json.loads(p.stdout)["resources"]}
@@ -612,6 +681,77 @@ class ContainerAccessTest(harness.ServerTestCase):
             self.assertIn(sub, names)
             self.assertEqual(names[sub]["kind"], kind)
             self.assertEqual(sorted(names[sub]["verbs"]), ["create", "get"])
+
+
+class VolumeUpdateTest(harness.ServerTestCase):
+    """A cluster whose kubelets sync each pod every 2 s (pacing.syncMs in
+    the cluster file): changed ConfigMaps and Secrets reach the files of
+    the volumes at the next sync; env and subPath mounts keep what the
+    container started with."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster_dir = tempfile.mkdtemp(prefix="kubemock-sync-")
+        path = os.path.join(cls.cluster_dir, "cluster.yaml")
+        with open(path, "w") as f:
+            f.write("name: sync\n"
+                    "pacing: {syncMs: 2000}\n"
+                    "nodes:\n"
+                    "- name: manage-1\n"
+                    "  roles: [control-plane]\n"
+                    "  components: [etcd, kube-apiserver, "
+                    "kube-controller-manager, kube-scheduler]\n"
+                    "- name: worker-1\n")
+        cls.server_args = ("--cluster", path)
+        super().setUpClass()
+
+    def test_configmap_and_secret_changes_reach_mounted_files(self):
+        self.kubectl.run("create", "configmap", "app",
+                         "--from-literal=color=blue")
+        self.kubectl.run("create", "secret", "generic", "creds",
+                         "--from-literal=password=one")
+        self.kubectl.run("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+            "spec": {
+                "containers": [{
+                    "name": "web", "image": "nginx",
+                    "env": [{"name": "COLOR", "valueFrom": {
+                        "configMapKeyRef": {"name": "app", "key": "color"}}}],
+                    "volumeMounts": [
+                        {"name": "cfg", "mountPath": "/etc/config"},
+                        {"name": "cfg", "mountPath": "/etc/color",
+                         "subPath": "color"},
+                        {"name": "creds", "mountPath": "/etc/creds"},
+                        {"name": "info", "mountPath": "/etc/podinfo"}]}],
+                "volumes": [
+                    {"name": "cfg", "configMap": {"name": "app"}},
+                    {"name": "creds", "secret": {"secretName": "creds"}},
+                    {"name": "info", "downwardAPI": {"items": [
+                        {"path": "labels", "fieldRef": {
+                            "fieldPath": "metadata.labels"}}]}}]}}))
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/web",
+                         "--timeout=60s")
+
+        def read():
+            return self.kubectl.run(
+                "exec", "web", "--", "sh", "-c",
+                "cat /etc/config/color /etc/color /etc/creds/password; "
+                "echo; echo $COLOR").stdout
+        self.assertEqual(read(), "blueblueone\nblue\n")
+        self.kubectl.run("patch", "configmap", "app", "-p",
+                         '{"data":{"color":"red"}}')
+        self.kubectl.run("patch", "secret", "creds", "-p",
+                         '{"stringData":{"password":"two"}}')
+        self.assertTrue(harness.wait_until(
+            lambda: read() == "redbluetwo\nblue\n", 15), read())
+
+        def labels():
+            return self.kubectl.run("exec", "web", "--", "cat",
+                                    "/etc/podinfo/labels").stdout
+        self.assertEqual(labels(), "")
+        self.kubectl.run("label", "pod", "web", "tier=front")
+        self.assertTrue(harness.wait_until(
+            lambda: labels() == 'tier="front"', 15), labels())
 
 
 if __name__ == "__main__":
