@@ -70,7 +70,8 @@ Status ControllerManager::Start() {
   std::vector<std::string> names;
   for (const auto& n : cluster_.nodes) {
     configs.push_back(KubeletNodeConfig{n.name, n.internal_ip, n.pod_cidr,
-                                        SystemImages(options_.version)});
+                                        SystemImages(options_.version),
+                                        n.os_image});
     names.push_back(n.name);
   }
   KubeletOptions ko;

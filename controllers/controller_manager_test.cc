@@ -744,6 +744,44 @@ TEST_F(ControllerManagerTest, ConfigMapChangeReachesTheVolumeAtTheNextSync) {
   EXPECT_EQ(cat("/etc/color"), "blue");
 }
 
+// hostPath volumes show the node's disk: its own files, and what one pod
+// of the node wrote is what another reads.
+TEST_F(ControllerManagerTest, HostPathVolumesShareTheNodesDisk) {
+  StartCluster();
+  auto pinned = [&](const std::string& name, bool read_only) {
+    json spec = BusyboxSpec({"sleep", "3600"});
+    spec["nodeName"] = "worker-1";
+    spec["containers"][0]["volumeMounts"] = {
+        {{"name", "data"}, {"mountPath", "/data"}, {"readOnly", read_only}},
+        {{"name", "etc"}, {"mountPath", "/host-etc"}}};
+    spec["volumes"] = {
+        {{"name", "data"}, {"hostPath", {{"path", "/srv/data"}}}},
+        {{"name", "etc"}, {"hostPath", {{"path", "/etc"}}}}};
+    json pod = CreatePod(name, spec);
+    pod = WaitForPod(name, [](const json& p) {
+      return p["status"].value("phase", "") == "Running";
+    });
+    auto c = cm_->kubelets()->Find(
+        "default", name, pod["metadata"].value("uid", ""), "c1", false);
+    EXPECT_NE(c, nullptr);
+    return c;
+  };
+  auto writer = pinned("writer", false);
+  auto reader = pinned("reader", true);
+  ASSERT_TRUE(writer && reader);
+  auto run = [&](const std::shared_ptr<sim::Container>& c,
+                 const std::string& script) {
+    return c->Exec({"sh", "-c", script}, clock_.Now());
+  };
+  EXPECT_EQ(run(reader, "cat /host-etc/hostname").out, "worker-1\n");
+  EXPECT_EQ(run(writer, "echo hello > /data/note").exit_code, 0);
+  EXPECT_EQ(run(reader, "cat /data/note").out, "hello\n");
+  auto refused = run(reader, "echo no > /data/other");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("Read-only file system"), std::string::npos)
+      << refused.err;
+}
+
 TEST_F(ControllerManagerTest, PacedClusterIsReadyWithoutWaiting) {
   // Every step of a learner's pod takes a minute, but the control plane was
   // already running when the cluster came up: ready at once, the fake clock

@@ -20,6 +20,21 @@ namespace {
 constexpr int64_t kMountBackoffInitialMs = 500;
 constexpr int64_t kMountBackoffMaxMs = 122000;
 
+// What a node's disk holds where pods look through hostPath volumes: its
+// name, its operating system, and the kubelet's and the logs' directories.
+std::shared_ptr<sim::Filesystem> NodeFiles(const KubeletNodeConfig& cfg) {
+  auto fs = std::make_shared<sim::Filesystem>();
+  std::string os = cfg.os_image;
+  std::string name = os.substr(0, os.find(' '));
+  fs->Write("/etc/hostname", cfg.name + "\n");
+  fs->Write("/etc/os-release",
+            "PRETTY_NAME=\"" + os + "\"\nNAME=\"" + name + "\"\n");
+  for (const char* dir : {"/var/log/pods", "/var/log/containers",
+                          "/var/lib/kubelet/pods", "/tmp"})
+    fs->MakeDir(dir);
+  return fs;
+}
+
 using lifecycle::Action;
 using lifecycle::ContainerRuntime;
 using lifecycle::PodRuntime;
@@ -89,6 +104,7 @@ Result<std::unique_ptr<Kubelets>> Kubelets::Create(
     for (const auto& img : cfg.preloaded_images) {
       agent->images.insert(NormalizeImage(img));
     }
+    agent->host_files = NodeFiles(cfg);
     agent->config = std::move(cfg);
     std::string name = agent->config.name;
     k->agents_[name] = std::move(agent);
@@ -737,6 +753,8 @@ lifecycle::PodSources Kubelets::SourcesOf(const json& pod) const {
     };
   }
   out.pod = [pods = pods_, key = KeyOf(pod)] { return pods->Get(key); };
+  auto agent = agents_.find(NodeNameOf(pod));
+  if (agent != agents_.end()) out.host = agent->second->host_files;
   return out;
 }
 

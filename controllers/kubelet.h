@@ -51,6 +51,7 @@ struct KubeletNodeConfig {
   // Images already on the node (normalised names): pulls of these with
   // IfNotPresent report "already present on machine".
   std::vector<std::string> preloaded_images;
+  std::string os_image = "Ubuntu 22.04.4 LTS";  // the node's /etc/os-release
 };
 
 // The API's TokenRequest: the token of serviceaccounts/<name>/token in
@@ -132,6 +133,8 @@ class Kubelets : public sim::ContainerDirectory {
     std::unique_ptr<EventRecorder> recorder;
     std::atomic<int64_t> next_pid{0};
     std::set<std::string> images;  // guarded by Kubelets::mu_
+    // The node's own files (NodeFiles), which hostPath volumes show.
+    std::shared_ptr<sim::Filesystem> host_files;
   };
   struct PodEntry {
     std::string uid;

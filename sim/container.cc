@@ -17,7 +17,7 @@ Container::Container(ProcessSpec spec, std::function<Filesystem::Files()> files,
       for (auto& f : files()) all.push_back(std::move(f));
     return all;
   });
-  for (const auto& [path, fs] : mounts) fs_.Mount(path, fs);
+  for (const auto& m : mounts) fs_.Mount(m.path, m.fs, m.root);
   for (const auto& path : read_only) fs_.SetReadOnly(path);
   spec_.fs = &fs_;
   process_ = std::make_unique<Process>(spec_);

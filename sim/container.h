@@ -25,9 +25,14 @@
 
 namespace kmock::sim {
 
-// Filesystems mounted into a container at a path (shared emptyDirs).
-using MountList =
-    std::vector<std::pair<std::string, std::shared_ptr<Filesystem>>>;
+// A filesystem mounted into a container at a path: a shared emptyDir, a
+// volume's files, or the node's directory `root` (hostPath).
+struct MountSpec {
+  std::string path;
+  std::shared_ptr<Filesystem> fs;
+  std::string root = "/";
+};
+using MountList = std::vector<MountSpec>;
 
 struct LogLine {
   TimePoint at;

@@ -84,18 +84,18 @@ void Filesystem::Fill(bool replace) const {
   if (replace) {
     self->files_ = std::move(own);
     self->dirs_ = std::move(own_dirs);
-    for (const auto& m : mounts_) self->dirs_[m.first] = true;
+    for (const auto& m : mounts_) self->dirs_[m.path] = true;
     return;
   }
   for (auto& [path, content] : own) self->files_[path] = std::move(content);
   for (const auto& [path, made] : own_dirs) self->dirs_[path] = made;
 }
 
-void Filesystem::Mount(const std::string& path,
-                       std::shared_ptr<Filesystem> fs) {
+void Filesystem::Mount(const std::string& path, std::shared_ptr<Filesystem> fs,
+                       const std::string& root) {
   std::lock_guard<std::mutex> l(mu_);
   dirs_[path] = true;
-  mounts_.emplace_back(path, std::move(fs));
+  mounts_.push_back(MountPoint{path, std::move(fs), root});
 }
 
 void Filesystem::SetReadOnly(const std::string& path) {
@@ -106,15 +106,16 @@ void Filesystem::SetReadOnly(const std::string& path) {
 std::pair<Filesystem*, std::string> Filesystem::Resolve(
     const std::string& path) const {
   std::lock_guard<std::mutex> l(mu_);  // no Load(): the loader calls it
-  const std::pair<std::string, std::shared_ptr<Filesystem>>* best = nullptr;
+  const MountPoint* best = nullptr;
   for (const auto& m : mounts_) {
-    if ((path == m.first || Under(path, m.first)) &&
-        (best == nullptr || m.first.size() > best->first.size()))
+    if ((path == m.path || Under(path, m.path)) &&
+        (best == nullptr || m.path.size() > best->path.size()))
       best = &m;
   }
   if (best == nullptr) return {const_cast<Filesystem*>(this), path};
-  std::string inner = path.substr(best->first.size());
-  return {best->second.get(), inner.empty() ? "/" : inner};
+  std::string inner = path.substr(best->path.size());
+  if (best->root != "/") inner = best->root + inner;
+  return {best->fs.get(), inner.empty() ? "/" : inner};
 }
 
 #define KMOCK_FS_DELEGATE(call)      \
@@ -122,6 +123,16 @@ std::pair<Filesystem*, std::string> Filesystem::Resolve(
   auto [fs_, p_] = Resolve(path);    \
   if (fs_ != this) return fs_->call; \
   std::lock_guard<std::mutex> lock_(mu_)
+
+// A change: refused under a read-only mark of this filesystem, even where
+// a mount serves the path.
+#define KMOCK_FS_CHANGE(call)             \
+  Load();                                 \
+  {                                       \
+    std::lock_guard<std::mutex> ro_(mu_); \
+    if (ReadOnly(path)) return false;     \
+  }                                       \
+  KMOCK_FS_DELEGATE(call)
 
 bool Filesystem::IsFile(const std::string& path) const {
   KMOCK_FS_DELEGATE(IsFile(p_));
@@ -156,7 +167,7 @@ bool Filesystem::ReadOnly(const std::string& path) const {
 }
 
 bool Filesystem::Write(const std::string& path, std::string data, bool append) {
-  KMOCK_FS_DELEGATE(Write(p_, std::move(data), append));
+  KMOCK_FS_CHANGE(Write(p_, std::move(data), append));
   if (path == "/" || IsDirLocked(path) || ReadOnly(path)) return false;
   if (append) {
     files_[path] += data;
@@ -167,7 +178,7 @@ bool Filesystem::Write(const std::string& path, std::string data, bool append) {
 }
 
 bool Filesystem::MakeDir(const std::string& path) {
-  KMOCK_FS_DELEGATE(MakeDir(p_));
+  KMOCK_FS_CHANGE(MakeDir(p_));
   if (path == "/") return true;
   if (files_.count(path) || ReadOnly(path)) return false;
   dirs_[path] = true;
@@ -175,7 +186,7 @@ bool Filesystem::MakeDir(const std::string& path) {
 }
 
 bool Filesystem::Remove(const std::string& path, bool recursive) {
-  KMOCK_FS_DELEGATE(Remove(p_, recursive));
+  KMOCK_FS_CHANGE(Remove(p_, recursive));
   if (ReadOnly(path)) return false;
   if (files_.erase(path)) return true;
   if (!IsDirLocked(path) || path == "/") return false;
@@ -225,6 +236,7 @@ size_t Filesystem::Size(const std::string& path) const {
   return it == files_.end() ? 0 : it->second.size();
 }
 
+#undef KMOCK_FS_CHANGE
 #undef KMOCK_FS_DELEGATE
 
 }  // namespace kmock::sim

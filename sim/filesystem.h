@@ -43,8 +43,11 @@ class Filesystem {
   // Marks everything under path read-only (a read-only volume mount).
   void SetReadOnly(const std::string& path);
   size_t Size(const std::string& path) const;
-  // Serves everything under `path` from `fs` (its root at `path`).
-  void Mount(const std::string& path, std::shared_ptr<Filesystem> fs);
+  // Serves everything under `path` from `fs`: `path` is fs's `root` (a
+  // hostPath volume is the node's directory). A read-only mark of this
+  // filesystem covers what a mount under it serves.
+  void Mount(const std::string& path, std::shared_ptr<Filesystem> fs,
+             const std::string& root = "/");
 
   // Files written on first use of the filesystem, not before: most
   // containers never look at their files (a server started from its
@@ -75,7 +78,12 @@ class Filesystem {
   mutable std::atomic<bool> loaded_{false};
   mutable std::mutex mu_;
   std::function<Files()> loader_;
-  std::vector<std::pair<std::string, std::shared_ptr<Filesystem>>> mounts_;
+  struct MountPoint {
+    std::string path;
+    std::shared_ptr<Filesystem> fs;
+    std::string root;
+  };
+  std::vector<MountPoint> mounts_;
   std::map<std::string, std::string> files_;
   std::map<std::string, bool> dirs_;  // explicitly made directories
   std::vector<std::string> read_only_;

@@ -41,5 +41,30 @@ TEST(FilesystemTest, ReloadWritesTheLoadersFilesAnewOnceLoaded) {
   EXPECT_TRUE(root.IsDir("/etc/config"));
 }
 
+// A hostPath mount: a directory of another filesystem served at a path,
+// shared with every other view of it; a read-only mark of the container's
+// filesystem refuses changes there.
+TEST(FilesystemTest, MountsServeADirectoryOfAnotherFilesystem) {
+  auto node = std::make_shared<Filesystem>();
+  ASSERT_TRUE(node->Write("/etc/hostname", "worker-1\n"));
+  ASSERT_TRUE(node->MakeDir("/data"));
+  Filesystem a, b;
+  a.Mount("/host", node, "/etc");
+  a.Mount("/data", node, "/data");
+  b.Mount("/shared", node, "/data");
+  b.SetReadOnly("/shared");
+  EXPECT_EQ(a.Read("/host/hostname"), "worker-1\n");
+  EXPECT_EQ(a.List("/host"), (std::vector<std::string>{"hostname"}));
+  EXPECT_TRUE(a.Write("/data/x", "hi"));
+  EXPECT_EQ(node->Read("/data/x"), "hi");
+  EXPECT_EQ(b.Read("/shared/x"), "hi");
+  EXPECT_FALSE(b.Write("/shared/y", "no"));
+  EXPECT_FALSE(b.Remove("/shared/x", false));
+  EXPECT_FALSE(b.MakeDir("/shared/d"));
+  EXPECT_FALSE(node->Read("/data/y"));
+  EXPECT_TRUE(a.Remove("/data/x", false));
+  EXPECT_FALSE(b.Read("/shared/x"));
+}
+
 }  // namespace
 }  // namespace kmock::sim

@@ -368,27 +368,39 @@ ContainerSetup SetUpContainer(const json& pod, const ContainerRuntime& c,
   out.spec.pid = 1;
 
   // Volume mounts: which paths hold files the kubelet writes (read-only)
-  // and which are directories of their own; the files come with the
-  // container's others (ContainerFiles), when it is first looked into.
+  // and which are directories of their own or of the node; the files come
+  // with the container's others (ContainerFiles), when it is first looked
+  // into.
   ForEachMount(pod, sc,
                [&](const json& m, const std::string& name, const json& volume,
                    const std::string& mount_path) {
-                 if (HasFiles(volume) && !m.value("subPath", "").empty()) {
+                 const std::string sub = m.value("subPath", "");
+                 const std::string under = sub.empty() ? "" : "/" + sub;
+                 if (m.value("readOnly", false))
+                   out.read_only.push_back(mount_path);
+                 if (HasFiles(volume) && !sub.empty()) {
                    out.read_only.push_back(mount_path);  // a copy, made once
                  } else if (HasFiles(volume)) {
                    auto& dir = rtp->file_volumes[name];
                    if (!dir) dir = FileVolume(name, rt, node, sources);
-                   out.mounts.emplace_back(mount_path, dir);
+                   out.mounts.push_back({mount_path, dir});
                  } else if (volume.contains("emptyDir")) {
                    auto& shared = rtp->empty_dirs[name];
                    if (!shared) shared = std::make_shared<sim::Filesystem>();
-                   out.mounts.emplace_back(mount_path, shared);
+                   if (!under.empty()) shared->MakeDir(under);
+                   out.mounts.push_back(
+                       {mount_path, shared, under.empty() ? "/" : under});
+                 } else if (const json& hp = ObjectAt(volume, "hostPath");
+                            !hp.empty() && sources.host) {
+                   // The node's directory, made if missing (DirectoryOrCreate).
+                   std::string root = sim::Filesystem::Normalize(
+                       "/", hp.value("path", "/") + under);
+                   sources.host->MakeDir(root);
+                   out.mounts.push_back({mount_path, sources.host, root});
                  } else {
-                   // A directory of its own (hostPath, a claim's volume).
-                   out.mounts.emplace_back(mount_path,
-                                           std::make_shared<sim::Filesystem>());
-                   if (m.value("readOnly", false))
-                     out.read_only.push_back(mount_path);
+                   // A directory of its own (a claim's volume).
+                   out.mounts.push_back(
+                       {mount_path, std::make_shared<sim::Filesystem>()});
                  }
                });
   return out;

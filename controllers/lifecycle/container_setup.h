@@ -9,7 +9,8 @@
 // pod, which the kubelet writes again on its next sync after the source
 // changed (RefreshFileVolumes); a subPath mount of one is a copy made once,
 // as a real kubelet's is; emptyDir as one directory the pod's containers
-// share; anything else as an empty directory.
+// share; hostPath as the node's directory (shared by the node's pods);
+// anything else as an empty directory.
 //
 // Thread safety: pure functions.
 #ifndef KMOCK_CONTROLLERS_LIFECYCLE_CONTAINER_SETUP_H_
@@ -59,6 +60,9 @@ struct PodSources {
   ObjectSource objects;
   TokenSource token;
   PodSource pod;
+  // The node's own files, which hostPath volumes show; null: a hostPath
+  // volume is an empty directory of its own.
+  std::shared_ptr<sim::Filesystem> host;
 };
 
 // Whether a downwardAPI volume (or projected source) of the pod writes out
