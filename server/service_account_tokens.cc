@@ -13,6 +13,9 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kDefaultExpiration = 3600;
+// The kubelet's pod tokens (1 h 7 s), extended to a year.
+constexpr int64_t kWarnOnlyExpiration = 3607;
+constexpr int64_t kExtendedExpiration = int64_t{365} * 24 * 3600;
 constexpr int64_t kMinExpiration = 600;
 constexpr int64_t kMaxExpiration = int64_t{1} << 32;
 
@@ -133,8 +136,17 @@ Result<json> ServiceAccountTokens::Issue(const std::string& ns,
   }
   const TimePoint now = clock_->Now();
   const int64_t iat = UnixSeconds(now);
+  // kube-apiserver's --service-account-extend-token-expiration (on by
+  // default): the kubelet's pod token for the API (asked for 3607 s) lives
+  // a year, and says after when it should have been renewed.
+  int64_t lifetime = expiration;
+  if (bound_kind == "Pod" && expiration == kWarnOnlyExpiration &&
+      audiences == json::array({options_.issuer})) {
+    lifetime = kExtendedExpiration;
+    claims_k8s["warnafter"] = iat + expiration;
+  }
   json claims = {{"aud", audiences},
-                 {"exp", iat + expiration},
+                 {"exp", iat + lifetime},
                  {"iat", iat},
                  {"iss", options_.issuer},
                  {"jti", rng_->Uuid()},

@@ -118,6 +118,33 @@ TEST_F(ServiceAccountTokensTest, BoundToAPodThatMustStillExist) {
   EXPECT_FALSE(tokens_->Authenticate(token).ok());
 }
 
+// The kubelet's pod token (3607 s, for the API) is extended to a year, as
+// kube-apiserver's --service-account-extend-token-expiration does; the
+// status still says 3607 s.
+TEST_F(ServiceAccountTokensTest, KubeletPodTokensLiveAYear) {
+  json pod = {
+      {"metadata", {{"name", "web"}}},
+      {"spec", {{"containers", {{{"name", "c"}, {"image", "nginx"}}}}}}};
+  ASSERT_TRUE(registry_->Create(*pods_, "default", pod, {}).ok());
+  json bound = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", "web"}};
+  auto r = tokens_->Issue(
+      "default", "robot",
+      {{"spec", {{"expirationSeconds", 3607}, {"boundObjectRef", bound}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)["status"]["expirationTimestamp"],
+            FormatRfc3339(clock_.Now() + std::chrono::seconds(3607)));
+  std::string extended = (*r)["status"]["token"];
+  std::string plain = Issue({{"expirationSeconds", 3607}});  // no pod
+  std::string other =
+      Issue({{"expirationSeconds", 3608}, {"boundObjectRef", bound}});
+  clock_.Advance(std::chrono::hours(24 * 300));
+  EXPECT_TRUE(tokens_->Authenticate(extended).ok());
+  EXPECT_FALSE(tokens_->Authenticate(plain).ok());
+  EXPECT_FALSE(tokens_->Authenticate(other).ok());
+  clock_.Advance(std::chrono::hours(24 * 65));
+  EXPECT_FALSE(tokens_->Authenticate(extended).ok());
+}
+
 TEST_F(ServiceAccountTokensTest, BadRequestsAndJunk) {
   auto short_lived = tokens_->Issue("default", "robot",
                                     {{"spec", {{"expirationSeconds", 10}}}});

@@ -124,8 +124,8 @@ std::vector<std::string> Offered(const httplib::Request& req,
 
 // The first of `ours` (best first) that the client offers, or empty.
 std::string Choose(const std::vector<std::string>& offered,
-                   std::initializer_list<const char*> ours) {
-  for (const char* p : ours)
+                   const std::vector<std::string>& ours) {
+  for (const auto& p : ours)
     for (const auto& o : offered)
       if (o == p) return p;
   return "";
@@ -159,17 +159,35 @@ void SwitchProtocols(const httplib::Request& req, httplib::Response& res,
   DisableCompression(req);
 }
 
-// The 400 of a request that asks for no stream protocol we speak.
+// The refusal of an upgrade that offers no stream protocol we speak. With
+// none offered, kube-apiserver's 400; else the kubelet's handshake answer,
+// which kube-apiserver passes on as it is: 403, Go's http.Error text with
+// both lists (%v), and the protocols it accepts in headers.
 void NoProtocol(httplib::Response& res, Carrier carrier,
-                const std::vector<std::string>& offered) {
+                const std::vector<std::string>& offered,
+                const std::vector<std::string>& supported) {
   if (carrier == Carrier::kNone)
     return WriteError(res, BadRequestError("Upgrade request required"));
-  std::string list;
-  for (const auto& o : offered) list += (list.empty() ? "" : " ") + o;
-  WriteError(
-      res, BadRequestError("unable to upgrade connection: unable to negotiate "
-                           "protocol: client supports [" +
-                           list + "], server supports the channel protocols"));
+  auto go_list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& o : v) out += (out.empty() ? "" : " ") + o;
+    return "[" + out + "]";
+  };
+  if (offered.empty())
+    return WriteError(
+        res, BadRequestError("unable to upgrade connection: unable to "
+                             "negotiate protocol: client supports [], server "
+                             "supports " +
+                             go_list(supported)));
+  res.status = 403;
+  for (const auto& p : supported)
+    res.headers.emplace("X-Accepted-Stream-Protocol-Versions", p);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_content(
+      "unable to upgrade: unable to negotiate protocol: client "
+      "supports " +
+          go_list(offered) + ", server accepts " + go_list(supported) + "\n",
+      "text/plain; charset=utf-8");
 }
 
 // A session on a container's standard streams: exec's command or
@@ -188,19 +206,23 @@ void ServeChannels(const RequestContext& ctx, httplib::Response& res,
   const httplib::Request& req = *ctx.req;
   Carrier carrier = CarrierOf(req);
   std::string protocol;
-  if (carrier == Carrier::kWebSocket)
-    protocol = Choose(Offered(req, "Sec-WebSocket-Protocol"),
-                      {"v5.channel.k8s.io", "v4.channel.k8s.io"});
-  if (carrier == Carrier::kSpdy)
-    protocol =
-        Choose(Offered(req, "X-Stream-Protocol-Version"),
-               {"v5.channel.k8s.io", "v4.channel.k8s.io", "v3.channel.k8s.io",
-                "v2.channel.k8s.io", "channel.k8s.io"});
+  const std::vector<std::string> supported =
+      carrier == Carrier::kWebSocket
+          ? std::vector<std::string>{"v5.channel.k8s.io", "v4.channel.k8s.io"}
+          : std::vector<std::string>{"v5.channel.k8s.io", "v4.channel.k8s.io",
+                                     "v3.channel.k8s.io", "v2.channel.k8s.io",
+                                     "channel.k8s.io"};
+  if (carrier != Carrier::kNone)
+    protocol = Choose(
+        Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
+                                               : "Sec-WebSocket-Protocol"),
+        supported);
   if (protocol.empty())
     return NoProtocol(
         res, carrier,
         Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
-                                               : "Sec-WebSocket-Protocol"));
+                                               : "Sec-WebSocket-Protocol"),
+        supported);
   if (ctx.containers != nullptr)
     *instance = ctx.containers->Find(ctx.info->ns, ctx.info->name,
                                      ObjectAt(pod, "metadata").value("uid", ""),
@@ -434,7 +456,11 @@ void HandlePortForward(const RequestContext& ctx, httplib::Response& res,
     return NoProtocol(
         res, carrier,
         Offered(req, carrier == Carrier::kSpdy ? "X-Stream-Protocol-Version"
-                                               : "Sec-WebSocket-Protocol"));
+                                               : "Sec-WebSocket-Protocol"),
+        carrier == Carrier::kSpdy
+            ? std::vector<std::string>{"portforward.k8s.io"}
+            : std::vector<std::string>{"SPDY/3.1+portforward.k8s.io",
+                                       "v4.channel.k8s.io"});
   std::string ns = ctx.info->ns, name = ctx.info->name;
   std::string uid = ObjectAt(pod, "metadata").value("uid", "");
   std::vector<std::string> containers;

@@ -672,6 +672,41 @@ class ContainerAccessTest(harness.ServerTestCase):
         self.assertIn("system:serviceaccounts:default", user["groups"])
         self.kubectl.run("delete", "pod", "sa-user", "--wait=false")
 
+    def test_upgrades_without_a_protocol_we_speak_are_refused(self):
+        self.kubectl.run("run", "proto", "--image=nginx")
+        self.kubectl.run("wait", "--for=condition=Ready", "pod/proto",
+                         "--timeout=60s")
+        creds = harness.Credentials(self.server.kubeconfig, self.workdir)
+        base = "/api/v1/namespaces/default/pods/proto/"
+
+        def ask(path, headers):
+            status, got, body = harness.https_request(
+                self.server, "POST", base + path, headers=headers,
+                cafile=creds.ca, cert=creds.cert, key=creds.key)
+            return status, got, body.decode()
+        spdy = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
+        status, _, body = ask("exec?command=true", {})
+        self.assertEqual((status, json.loads(body)["message"]),
+                         (400, "Upgrade request required"))
+        # The kubelet's handshake refusal, passed on as it is.
+        status, headers, body = ask(
+            "exec?command=true",
+            dict(spdy, **{"X-Stream-Protocol-Version": "v9.channel.k8s.io"}))
+        self.assertEqual(status, 403)
+        self.assertEqual(
+            body, "unable to upgrade: unable to negotiate protocol: client "
+                  "supports [v9.channel.k8s.io], server accepts "
+                  "[v5.channel.k8s.io v4.channel.k8s.io v3.channel.k8s.io "
+                  "v2.channel.k8s.io channel.k8s.io]\n")
+        self.assertTrue(headers["Content-Type"].startswith("text/plain"))
+        status, _, body = ask(
+            "portforward?ports=80",
+            dict(spdy, **{"X-Stream-Protocol-Version": "v9"}))
+        self.assertEqual((status, body), (
+            403, "unable to upgrade: unable to negotiate protocol: client "
+                 "supports [v9], server accepts [portforward.k8s.io]\n"))
+        self.kubectl.run("delete", "pod", "proto", "--wait=false")
+
     def test_discovery_lists_the_stream_subresources(self):
         p = self.kubectl.run("get", "--raw", "/api/v1")
         names = {r["name"]: r for r in json.loads(p.stdout)["resources"]}
