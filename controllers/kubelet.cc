@@ -593,8 +593,8 @@ Status Kubelets::Sync(const std::string& key) {
       // Secret is missing holds the pod in ContainerCreating, tried again
       // on the volume manager's back-off. (The system's pods, static pods
       // on a real cluster, mount nothing from the API.)
-      std::string bad = lifecycle::VolumeSetUpError(
-          *pod, SourcesOf(*pod).objects, options_.root_ca_published);
+      std::string bad = lifecycle::VolumeSetUpError(*pod, ObjectsOf(*pod),
+                                                    options_.root_ca_published);
       if (!bad.empty()) {
         entry.rt.mount_backoff_ms =
             entry.rt.mount_backoff_ms == 0
@@ -638,7 +638,7 @@ Status Kubelets::Sync(const std::string& key) {
       int cur = entry.rt.CurrentContainer();
       if (cur >= 0)
         entry.rt.containers[cur].config_error = lifecycle::ContainerConfigError(
-            *pod, entry.rt.containers[cur], SourcesOf(*pod).objects);
+            *pod, entry.rt.containers[cur], ObjectsOf(*pod));
     }
     if (stage->action == Action::kStartContainer) {
       int cur = entry.rt.CurrentContainer();
@@ -711,11 +711,9 @@ Status Kubelets::Sync(const std::string& key) {
   return result;
 }
 
-lifecycle::PodSources Kubelets::SourcesOf(const json& pod) const {
+lifecycle::ObjectSource Kubelets::ObjectsOf(const json& pod) const {
   std::string ns = ObjectAt(pod, "metadata").value("namespace", "");
-  lifecycle::PodSources out;
-  out.objects = [this, ns](
-                    const std::string& plural,
+  return [this, ns](const std::string& plural,
                     const std::string& name) -> std::shared_ptr<const json> {
     const bool secret = plural == "secrets";
     // The kubelet's watch-based cache; what it has not seen yet (just
@@ -728,6 +726,11 @@ lifecycle::PodSources Kubelets::SourcesOf(const json& pod) const {
     if (!obj.ok()) return nullptr;
     return std::make_shared<const json>(std::move(obj).value());
   };
+}
+
+lifecycle::PodSources Kubelets::SourcesOf(const json& pod) const {
+  lifecycle::PodSources out;
+  out.objects = ObjectsOf(pod);
   if (options_.issue_token) {
     // The kubelet's TokenRequest: bound to the pod, for the source's
     // audience (the API's when it names none) and lifetime.

@@ -168,8 +168,11 @@ class Kubelets : public sim::ContainerDirectory {
   // Creates the static pod `key` again if it is one and its node is there.
   Status RecreateStaticPod(const std::string& key);
   Status WriteStatus(const json& pod, const lifecycle::PodRuntime& rt);
+  // Reads the ConfigMaps and Secrets of the pod's namespace.
+  lifecycle::ObjectSource ObjectsOf(const json& pod) const;
   // What the pod's containers read from the API: the ConfigMaps and
-  // Secrets of its namespace, its tokens, the pod itself.
+  // Secrets of its namespace, its tokens, the pod itself, and its node's
+  // files.
   lifecycle::PodSources SourcesOf(const json& pod) const;
   // A ConfigMap or Secret changed: the pods of ours that mount it write
   // their volumes again at their next sync.

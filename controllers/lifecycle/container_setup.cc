@@ -250,6 +250,12 @@ bool HasFiles(const json& volume) {
   return false;
 }
 
+// The kubelet's words for a ConfigMap or Secret it cannot find.
+std::string NotFound(bool secret, const std::string& name) {
+  return std::string(secret ? "secret" : "configmap") + " \"" + name +
+         "\" not found";
+}
+
 // The pod's addresses: all its files need from the kubelet's record.
 PodRuntime Addresses(const PodRuntime& rt) {
   PodRuntime where;
@@ -523,9 +529,7 @@ std::string ContainerConfigError(const json& pod, const ContainerRuntime& c,
     if (ref.value("optional", false)) return std::nullopt;
     const std::string name = ref.value("name", "");
     auto obj = objects(secret ? "secrets" : "configmaps", name);
-    if (!obj)
-      return std::string(secret ? "secret" : "configmap") + " \"" + name +
-             "\" not found";
+    if (!obj) return NotFound(secret, name);
     if (key.empty() || KeysOf(*obj, secret).count(key)) return std::nullopt;
     return "couldn't find key " + key + " in " +
            (secret ? "Secret " : "ConfigMap ") + ns + "/" + name;
@@ -559,8 +563,7 @@ std::string VolumeSetUpError(const json& pod, const ObjectSource& objects,
     const std::string name = src.value(name_field, "");
     if (!root_ca && !secret && name == kRootCaConfigMap) return std::string();
     if (objects(secret ? "secrets" : "configmaps", name)) return std::string();
-    return std::string(secret ? "secret" : "configmap") + " \"" + name +
-           "\" not found";
+    return NotFound(secret, name);
   };
   for (const auto& v : ArrayAt(ObjectAt(pod, "spec"), "volumes")) {
     std::string bad;
