@@ -10,6 +10,13 @@
 // Pods bound to nodes that have no agent, or whose Node object does not
 // exist, are left alone (they stay Pending).
 //
+// Volumes: before the sandbox the agent checks that the ConfigMaps and
+// Secrets a pod's volumes need exist (FailedMount, retried on the volume
+// manager's back-off), and before each container's create those its env
+// needs (CreateContainerConfigError). When a mounted ConfigMap or Secret,
+// or labels a downwardAPI volume shows, change, the pod's volumes are
+// written again at its next periodic sync (KubeletOptions::sync_period).
+//
 // The system pods are kept as a kubelet keeps its static pods' mirror pods
 // (KubeletOptions::static_pods): deleted, they come back.
 //
