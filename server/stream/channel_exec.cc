@@ -1,5 +1,7 @@
 #include "server/stream/channel_exec.h"
 
+#include <thread>
+
 #include "server/stream/websocket.h"
 
 namespace kmock::server::stream {
@@ -56,12 +58,20 @@ ExecTransport::Got WebSocketExecTransport::Next(
   }
 }
 
+void WebSocketExecTransport::AwaitStart() {
+  if (started_) return;
+  started_ = true;
+  std::this_thread::sleep_until(start_);
+}
+
 bool WebSocketExecTransport::Send(int fd, std::string_view data) {
+  AwaitStart();
   return SendChannel(conn_, static_cast<char>(fd), data);
 }
 
 void WebSocketExecTransport::Finish(const ExecOutcome& outcome,
                                     const std::vector<std::string>& command) {
+  AwaitStart();
   if (!SendChannel(conn_, kError, ExecStatusJson(outcome, command))) return;
   CloseWebSocket(conn_);
 }

@@ -9,6 +9,7 @@
 #ifndef KMOCK_SERVER_STREAM_CHANNEL_EXEC_H_
 #define KMOCK_SERVER_STREAM_CHANNEL_EXEC_H_
 
+#include <chrono>
 #include <string>
 
 #include "server/stream/exec_session.h"
@@ -18,7 +19,19 @@ namespace kmock::server::stream {
 
 class WebSocketExecTransport : public ExecTransport {
  public:
-  WebSocketExecTransport(UpgradedConn& conn, bool v5) : conn_(conn), v5_(v5) {}
+  // Nothing is sent in the first kStartLatency after the upgrade, as a
+  // runtime takes that long to start a process: kubectl 1.30 to 1.32 make
+  // their channels only after the upgrade, and drop what comes before
+  // ("Unknown stream id 3, discarding message", then "error: closed all
+  // streams"), which an instant command's output and status would.
+  static constexpr std::chrono::milliseconds kStartLatency{30};
+
+  WebSocketExecTransport(
+      UpgradedConn& conn, bool v5,
+      std::chrono::milliseconds start_latency = kStartLatency)
+      : conn_(conn),
+        v5_(v5),
+        start_(std::chrono::steady_clock::now() + start_latency) {}
   Got Next(std::string* data, std::chrono::milliseconds wait) override;
   bool MarksStdinEnd() const override { return v5_; }
   bool Send(int fd, std::string_view data) override;
@@ -26,8 +39,13 @@ class WebSocketExecTransport : public ExecTransport {
               const std::vector<std::string>& command) override;
 
  private:
+  // Waits out what is left of kStartLatency before the first message.
+  void AwaitStart();
+
   UpgradedConn& conn_;
   bool v5_;
+  std::chrono::steady_clock::time_point start_;
+  bool started_ = false;
   std::string buf_;  // frames not parsed yet
 };
 

@@ -62,6 +62,18 @@ class FakeConn : public ScriptedConn {
   }
 };
 
+// An instant command's output waits out a runtime's start (kubectl 1.30 to
+// 1.32 drop messages that come before they made their channels).
+TEST(ChannelExecTest, NothingIsSentBeforeTheStartLatency) {
+  FakeConn conn("");
+  const auto latency = std::chrono::milliseconds(40);
+  const auto opened = std::chrono::steady_clock::now();
+  WebSocketExecTransport t(conn, true, latency);
+  ASSERT_TRUE(t.Send(1, "out"));
+  EXPECT_GE(std::chrono::steady_clock::now() - opened, latency);
+  EXPECT_EQ(conn.Messages().size(), 1u);
+}
+
 TEST(ChannelExecTest, StdinUntilCloseThenOutputAndExitStatus) {
   FakeConn conn(Masked(kWsBinary, std::string("\0typed\n", 7)) +
                 Masked(kWsBinary, std::string("\xff\0", 2)));

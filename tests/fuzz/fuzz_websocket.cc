@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ScriptedConn conn(std::string(in), 97);
     ExecStreams streams;
     streams.in = true;
-    WebSocketExecTransport t(conn, size % 2 == 0);
+    WebSocketExecTransport t(conn, size % 2 == 0, std::chrono::milliseconds(0));
     ServeExec(
         t, streams, command,
         [](const std::string& stdin_data) {
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     ScriptedConn conn(std::string(in), 97);
     EchoShell shell;
-    WebSocketExecTransport t(conn, true);
+    WebSocketExecTransport t(conn, true, std::chrono::milliseconds(0));
     ServeShell(t, shell, command, [] { return false; });
   }
   return 0;
