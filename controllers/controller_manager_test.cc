@@ -627,25 +627,39 @@ TEST_F(ControllerManagerTest, MissingConfigMapKeyWaitsInConfigError) {
   });
   EXPECT_EQ(WaitingMessage(pod), "configmap \"special\" not found");
   EXPECT_EQ(pod["status"]["phase"], "Pending");
+  // Moves the clock a second at a time until pred holds; the seconds it
+  // took (the kubelet may set its wait a moment after the status shows).
+  auto seconds_until = [&](const std::function<bool(const json&)>& pred) {
+    for (int s = 1; s <= 30; ++s) {
+      clock_.Advance(std::chrono::seconds(1));
+      auto deadline = std::chrono::steady_clock::now() + milliseconds(300);
+      while (std::chrono::steady_clock::now() < deadline) {
+        auto p = registry_->Get(*res_.pods, "default", "needs");
+        if (p.ok() && pred(*p)) return s;
+        std::this_thread::sleep_for(milliseconds(10));
+      }
+    }
+    return -1;
+  };
   ASSERT_TRUE(registry_
                   ->Create(*res_.configmaps, "default",
                            ConfigMap("special", {{"other", "1"}}), {})
                   .ok());
-  clock_.Advance(std::chrono::seconds(9));
-  std::this_thread::sleep_for(milliseconds(100));
-  auto p = registry_->Get(*res_.pods, "default", "needs");
-  ASSERT_TRUE(p.ok());
-  EXPECT_EQ(WaitingMessage(*p), "configmap \"special\" not found");
-  clock_.Advance(std::chrono::seconds(1));
-  WaitForPod("needs", [](const json& p) {
+  int waited = seconds_until([](const json& p) {
     return WaitingMessage(p) ==
            "couldn't find key level in ConfigMap default/special";
   });
+  EXPECT_GE(waited, 10);
+  EXPECT_LE(waited, 11);
   ASSERT_TRUE(registry_
                   ->Update(*res_.configmaps, "default", "special", "",
                            ConfigMap("special", {{"level", "high"}}), {})
                   .ok());
-  clock_.Advance(std::chrono::seconds(10));
+  waited = seconds_until([](const json& p) {
+    return p["status"].value("phase", "") == "Running";
+  });
+  EXPECT_GE(waited, 10);
+  EXPECT_LE(waited, 11);
   pod = WaitForPod("needs", [](const json& p) {
     return p["status"].value("phase", "") == "Running";
   });
@@ -690,9 +704,14 @@ TEST_F(ControllerManagerTest, MissingConfigMapVolumeHoldsThePodBack) {
     }
     return n;
   };
-  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
-  while (mounts() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(milliseconds(20));
+  // The retry comes 500 ms after the first try (a step more if the
+  // kubelet set its wait after the status showed).
+  for (int step = 0; step < 2 && mounts() < 2; ++step) {
+    auto deadline = std::chrono::steady_clock::now() + milliseconds(2000);
+    while (mounts() < 2 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(milliseconds(20));
+    if (mounts() < 2) clock_.Advance(milliseconds(500));
+  }
   EXPECT_EQ(mounts(), 2);
   ASSERT_TRUE(registry_
                   ->Create(*res_.configmaps, "default",
