@@ -36,40 +36,36 @@ Status CreateIfMissing(registry::Registry* reg, const api::ResourceInfo& res,
   return r.status();
 }
 
-// A system DaemonSet (`ds`) with the status of one whose pods run on
-// `nodes` nodes; returns the controller reference its pods carry.
-Result<json> EnsureSystemDaemonSet(registry::Registry* registry,
-                                   const CoreResources& res, const json& ds,
-                                   int64_t nodes,
-                                   const registry::WriteOptions& wo,
-                                   BootstrapResult* out) {
+// A system DaemonSet as stored (made unless it exists) and the controller
+// reference its pods carry; without the resource, `ds` itself, defaulted
+// as the store would, and a null reference.
+struct SystemDaemonSet {
+  json stored;
+  json owner;
+};
+
+Result<SystemDaemonSet> EnsureSystemDaemonSet(registry::Registry* registry,
+                                              const CoreResources& res, json ds,
+                                              const registry::WriteOptions& wo,
+                                              BootstrapResult* out) {
+  if (res.daemonsets == nullptr) {
+    ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] =
+        "1";
+    return SystemDaemonSet{std::move(ds), json()};
+  }
   const std::string name = StringAt(ObjectAt(ds, "metadata"), "name");
   KMOCK_RETURN_IF_ERROR(
       CreateIfMissing(registry, *res.daemonsets, "kube-system", ds, wo, out));
-  KMOCK_ASSIGN_OR_RETURN(
-      json updated,
-      registry->GuaranteedUpdate(
-          *res.daemonsets, "kube-system", name, "status",
-          [nodes](json& obj) -> Status {
-            json& st = obj["status"];
-            for (const char* key :
-                 {"currentNumberScheduled", "desiredNumberScheduled",
-                  "numberAvailable", "numberReady", "updatedNumberScheduled"}) {
-              st[key] = nodes;
-            }
-            st["numberMisscheduled"] = 0;
-            st["observedGeneration"] =
-                ValueAt(ObjectAt(obj, "metadata"), "generation");
-            return Status::Ok();
-          },
-          wo));
-  const json& meta = ObjectAt(updated, "metadata");
-  return json{{"apiVersion", "apps/v1"},
-              {"kind", "DaemonSet"},
-              {"name", name},
-              {"uid", StringAt(meta, "uid")},
-              {"controller", true},
-              {"blockOwnerDeletion", true}};
+  KMOCK_ASSIGN_OR_RETURN(json stored,
+                         registry->Get(*res.daemonsets, "kube-system", name));
+  const json& meta = ObjectAt(stored, "metadata");
+  json owner = {{"apiVersion", "apps/v1"},
+                {"kind", "DaemonSet"},
+                {"name", name},
+                {"uid", StringAt(meta, "uid")},
+                {"controller", true},
+                {"blockOwnerDeletion", true}};
+  return SystemDaemonSet{std::move(stored), std::move(owner)};
 }
 
 }  // namespace
@@ -201,22 +197,19 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     }
     if (component == "cloud-controller-manager") {
       // The cloud provider's DaemonSet, with its one pod.
-      json owner;
-      if (res.daemonsets != nullptr) {
-        KMOCK_ASSIGN_OR_RETURN(
-            owner,
-            EnsureSystemDaemonSet(
-                registry, res, BuildCloudControllerDaemonSet(cluster, version),
-                1, daemonsets, &out));
-      }
+      KMOCK_ASSIGN_OR_RETURN(
+          SystemDaemonSet ds,
+          EnsureSystemDaemonSet(registry, res,
+                                BuildCloudControllerDaemonSet(cluster, version),
+                                daemonsets, &out));
       if (ccm.empty()) {
-        json pod = BuildCloudControllerPod(*node, cluster, version, rng->Hex(8),
-                                           owner, rng);
+        json pod = BuildSystemDaemonPod(ds.stored, *node, ds.owner, rng);
         ccm = pod["metadata"]["name"];
         KMOCK_RETURN_IF_ERROR(CreateIfMissing(
             registry, *res.pods, "kube-system", pod, daemonsets, &out));
       }
       out.system_pods.push_back("kube-system/" + ccm);
+      out.daemon_pods.insert("kube-system/" + ccm);
       continue;
     }
     std::string name = component + "-" + host;
@@ -230,26 +223,23 @@ Result<BootstrapResult> Bootstrap(registry::Registry* registry,
     }
     out.system_pods.push_back("kube-system/" + name);
   }
-  // kube-proxy runs on every node as kubeadm's DaemonSet.
-  json proxy_owner;
-  if (res.daemonsets != nullptr) {
-    KMOCK_ASSIGN_OR_RETURN(
-        proxy_owner,
-        EnsureSystemDaemonSet(registry, res, BuildKubeProxyDaemonSet(version),
-                              static_cast<int64_t>(cluster.nodes.size()),
-                              daemonsets, &out));
-  }
-  const std::string revision_hash = rng->Hex(8);
+  // kube-proxy runs on every node as kubeadm's DaemonSet. Its pods are made
+  // here rather than by the DaemonSet controller so that they start with the
+  // cluster; the controller finds them up to date.
+  KMOCK_ASSIGN_OR_RETURN(
+      SystemDaemonSet proxy,
+      EnsureSystemDaemonSet(registry, res, BuildKubeProxyDaemonSet(version),
+                            daemonsets, &out));
   for (const auto& node : cluster.nodes) {
     std::string name = proxy_on_node[node.name];
     if (name.empty()) {
-      json pod =
-          BuildKubeProxyPod(node, version, revision_hash, proxy_owner, rng);
+      json pod = BuildSystemDaemonPod(proxy.stored, node, proxy.owner, rng);
       name = pod["metadata"]["name"];
       KMOCK_RETURN_IF_ERROR(CreateIfMissing(registry, *res.pods, "kube-system",
                                             pod, daemonsets, &out));
     }
     out.system_pods.push_back("kube-system/" + name);
+    out.daemon_pods.insert("kube-system/" + name);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #ifndef KMOCK_CONTROLLERS_BOOTSTRAP_H_
 #define KMOCK_CONTROLLERS_BOOTSTRAP_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ namespace kmock::controllers {
 struct BootstrapResult {
   // "kube-system/<name>" of every system pod, whether created now or before.
   std::vector<std::string> system_pods;
+  // Those of them that are DaemonSets' pods (kube-proxy, the cloud
+  // controller manager).
+  std::set<std::string> daemon_pods;
   std::vector<std::string> created;  // what this run created ("nodes/x", ...)
 };
 

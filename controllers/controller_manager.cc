@@ -81,7 +81,16 @@ Status ControllerManager::Start() {
   ko.workers = options_.kubelet_workers;
   ko.event_sink = event_sink_.get();
   ko.bootstrap_pods.insert(system_pods_.begin(), system_pods_.end());
-  ko.static_pods.insert(system_pods_.begin(), system_pods_.end());
+  // The kubelets keep the mirror pods; the DaemonSet controller, while it
+  // runs, keeps the DaemonSets' pods.
+  const bool daemonsets_kept = options_.daemonsets &&
+                               res_.daemonsets != nullptr &&
+                               res_.controllerrevisions != nullptr;
+  for (const std::string& key : system_pods_) {
+    if (!daemonsets_kept || !boot.daemon_pods.count(key)) {
+      ko.static_pods.insert(key);
+    }
+  }
   ko.bootstrap_stages = lifecycle::DefaultStages(lifecycle::StagePacing{});
   ko.configmaps = configmaps_.get();
   ko.secrets = secrets_.get();
@@ -200,6 +209,7 @@ void ControllerManager::FlushEvents() {
 
 Status ControllerManager::ClusterReady() const {
   if (!started_) return Status(StatusCode::kServiceUnavailable, "not started");
+  if (came_up_.load()) return Status::Ok();
   for (const auto& key : system_pods_) {
     ObjectPtr pod = pods_->Get(key);
     std::string phase = pod ? ObjectAt(*pod, "status").value("phase", "") : "";
@@ -208,6 +218,7 @@ Status ControllerManager::ClusterReady() const {
                     "pod " + key + " is not Running yet");
     }
   }
+  came_up_.store(true);
   return Status::Ok();
 }
 

@@ -70,6 +70,9 @@ struct ControllerManagerOptions {
   bool resource_quotas = true;
   // PodDisruptionBudgets' status, which pods/eviction spends.
   bool disruption = true;
+  // The DaemonSet controller (kube-proxy's and the cloud provider's pods
+  // then keep their DaemonSets' status too).
+  bool daemonsets = true;
   // kube-apiserver's APIServices of the built-in group versions.
   bool local_api_services = true;
   // kube-apiserver's API Priority and Fairness bootstrap FlowSchemas and
@@ -158,6 +161,9 @@ class ControllerManager {
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::atomic<bool> started_{false};
   std::atomic<bool> serving_{false};
+  // Set once ClusterReady held: the cluster has come up (a system pod
+  // replaced later, by its DaemonSet under a new name, does not undo it).
+  mutable std::atomic<bool> came_up_{false};
 
   // Hands the server's lookups to the kubelets once they exist.
   class ContainerLookup : public sim::ContainerDirectory {

@@ -269,8 +269,62 @@ TEST_F(ControllerManagerTest,
   }
 }
 
-TEST_F(ControllerManagerTest, DeletedKubeProxyIsStartedAgainUnderItsName) {
+TEST_F(ControllerManagerTest, DeletedKubeProxyIsReplacedByItsDaemonSet) {
   StartCluster();
+  std::string name;
+  for (const auto& key : cm_->system_pods()) {
+    if (key.rfind("kube-system/kube-proxy-", 0) == 0) {
+      name = key.substr(std::string("kube-system/").size());
+    }
+  }
+  ASSERT_FALSE(name.empty());
+  auto before = registry_->Get(*res_.pods, "kube-system", name);
+  ASSERT_TRUE(before.ok());
+  const std::string node = (*before)["spec"]["nodeName"];
+
+  auto d = registry_->Delete(*res_.pods, "kube-system", name,
+                             registry::DeleteOptions{});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  // The kubelet stops it; the DaemonSet controller makes another for the
+  // node, under a new name, which the scheduler binds and the kubelet runs.
+  json replacement;
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  while (replacement.is_null() && std::chrono::steady_clock::now() < deadline) {
+    registry::ListOptions lo;
+    lo.label_selector = "k8s-app=kube-proxy";
+    auto list = registry_->List(*res_.pods, "kube-system", lo);
+    ASSERT_TRUE(list.ok());
+    bool old_gone = true;
+    for (const json& p : (*list)["items"]) {
+      if (p["metadata"]["name"] == name) old_gone = false;
+    }
+    for (const json& p : (*list)["items"]) {
+      if (old_gone && p["metadata"]["name"] != name &&
+          p["spec"].value("nodeName", "") == node &&
+          p["status"].value("phase", "") == "Running") {
+        replacement = p;
+      }
+    }
+    if (replacement.is_null()) std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_FALSE(replacement.is_null());
+  EXPECT_EQ(replacement["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+  EXPECT_EQ(replacement["metadata"]["labels"]["controller-revision-hash"],
+            (*before)["metadata"]["labels"]["controller-revision-hash"]);
+  bool killing = false;
+  for (const auto& e : EventsFor(name, "kube-system")) {
+    if (e["reason"] == "Killing") killing = true;
+  }
+  EXPECT_TRUE(killing);
+}
+
+// Without the DaemonSet controller its kubelet keeps kube-proxy, as the
+// mirror pods.
+TEST_F(ControllerManagerTest,
+       WithoutDaemonSetControllerKubeProxyComesBackUnderItsName) {
+  ControllerManagerOptions opts;
+  opts.daemonsets = false;
+  StartCluster(opts);
   std::string name;
   for (const auto& key : cm_->system_pods()) {
     if (key.rfind("kube-system/kube-proxy-", 0) == 0) {

@@ -4,6 +4,7 @@
 #include "controllers/certificates/csr_signing_controller.h"
 #include "controllers/cloud/load_balancer_controller.h"
 #include "controllers/controller_manager.h"
+#include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/endpoints/endpoints_controller.h"
@@ -42,6 +43,17 @@ Made MakeDeployments(const ControllerContext& ctx) {
   return Own(std::make_unique<DeploymentController>(
       ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.replicasets,
       ctx.deployments, o));
+}
+
+Made MakeDaemonSets(const ControllerContext& ctx) {
+  if (!ctx.options.daemonsets || ctx.res.daemonsets == nullptr ||
+      ctx.res.controllerrevisions == nullptr) {
+    return Off();
+  }
+  DaemonSetControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<DaemonSetController>(
+      ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.nodes, o));
 }
 
 Made MakeGarbageCollector(const ControllerContext& ctx) {
@@ -218,6 +230,7 @@ const std::vector<ControllerEntry>& ControllerTable() {
   static const std::vector<ControllerEntry> table = {
       {"replicaset", MakeReplicaSets},
       {"deployment", MakeDeployments},
+      {"daemonset", MakeDaemonSets},
       {"garbage-collector", MakeGarbageCollector},
       {"endpoint", MakeEndpoints},
       {"persistentvolume-binder", MakeVolumes},

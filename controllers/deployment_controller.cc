@@ -217,16 +217,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
           *res_.replicasets, NamespaceOf(rs), NameOf(rs), "",
           [&](json& obj) -> Status {
             if (UidOf(obj) != rs_uid) return NotFoundError("replaced");
-            json& md = obj["metadata"];
-            json kept = json::array();
-            for (const auto& r : ArrayAt(md, "ownerReferences")) {
-              if (r.value("uid", "") != uid) kept.push_back(r);
-            }
-            if (kept.empty()) {
-              md.erase("ownerReferences");
-            } else {
-              md["ownerReferences"] = kept;
-            }
+            apps::DropOwnerRef(&obj, uid);
             return Status::Ok();
           },
           Write());

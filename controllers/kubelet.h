@@ -83,7 +83,7 @@ struct KubeletOptions {
   // does not control: deleting it stops nothing, the kubelet removes the
   // object at once (grace period 0), and the new object reports the same
   // running containers. Any other kept pod (kube-proxy and the cloud
-  // controller manager, until a DaemonSet controller runs them) is stopped
+  // controller manager when the DaemonSet controller does not run) is stopped
   // as usual and started afresh under the same name.
   std::set<std::string> static_pods;
   // Where events are queued for writing (event_sink.h); null: each is

@@ -57,7 +57,8 @@ ReplicaSetController::ReplicaSetController(registry::Registry* registry,
       recorder_(registry, clock, EventSource{kComponent, "", "", false},
                 options.event_sink),
       expectations_(clock),
-      queue_(clock) {
+      queue_(clock),
+      pod_routing_("ReplicaSet", replicasets, &queue_, &expectations_) {
   replicasets_->AddHandlers(EventHandlers{
       .on_add = [this](const json& rs) { queue_.Add(KeyOf(rs)); },
       .on_update = [this](const json&,
@@ -68,12 +69,7 @@ ReplicaSetController::ReplicaSetController(registry::Registry* registry,
             queue_.Add(KeyOf(rs));
           },
   });
-  pods_->AddHandlers(EventHandlers{
-      .on_add = [this](const json& pod) { OnPodAdd(pod); },
-      .on_update = [this](const json& old_pod,
-                          const json& pod) { OnPodUpdate(old_pod, pod); },
-      .on_delete = [this](const json& pod) { OnPodDelete(pod); },
-  });
+  pods_->AddHandlers(pod_routing_.Handlers());
 }
 
 ReplicaSetController::~ReplicaSetController() { Stop(); }
@@ -90,61 +86,6 @@ void ReplicaSetController::Start() {
 
 void ReplicaSetController::Stop() {
   if (workers_) workers_->Stop();
-}
-
-std::optional<std::string> ReplicaSetController::OwnerKey(
-    const json& pod) const {
-  return apps::ControllerOwnerKey(
-      pod, "ReplicaSet",
-      [this](const std::string& k) { return replicasets_->Get(k); });
-}
-
-void ReplicaSetController::EnqueueMatching(const json& pod) {
-  const json& labels = ObjectAt(pod["metadata"], "labels");
-  for (const auto& rs :
-       replicasets_->ByIndex(kByNamespaceIndex, NamespaceOf(pod))) {
-    auto sel = registry::LabelSelector::FromJson(
-        ValueAt(ObjectAt((*rs), "spec"), "selector"));
-    if (sel.ok() && !sel->Empty() && sel->Matches(labels)) {
-      queue_.Add(KeyOf(*rs));
-    }
-  }
-}
-
-void ReplicaSetController::OnPodAdd(const json& pod) {
-  if (apps::IsBeingDeleted(pod)) {
-    OnPodDelete(pod);
-    return;
-  }
-  if (auto key = OwnerKey(pod)) {
-    expectations_.CreationObserved(*key);
-    queue_.Add(*key);
-    return;
-  }
-  if (!apps::ControllerRefOf(pod)) EnqueueMatching(pod);
-}
-
-void ReplicaSetController::OnPodUpdate(const json& old_pod, const json& pod) {
-  if (apps::IsBeingDeleted(pod) && !apps::IsBeingDeleted(old_pod)) {
-    if (auto key = OwnerKey(pod)) {
-      expectations_.DeletionObserved(*key, PodKey(pod));
-    }
-  }
-  auto old_key = OwnerKey(old_pod);
-  auto key = OwnerKey(pod);
-  if (old_key && old_key != key) queue_.Add(*old_key);
-  if (key) {
-    queue_.Add(*key);
-    return;
-  }
-  if (!apps::ControllerRefOf(pod)) EnqueueMatching(pod);
-}
-
-void ReplicaSetController::OnPodDelete(const json& pod) {
-  auto key = OwnerKey(pod);
-  if (!key) return;
-  expectations_.DeletionObserved(*key, PodKey(pod));
-  queue_.Add(*key);
 }
 
 Status ReplicaSetController::Sync(const std::string& key) {
@@ -285,16 +226,7 @@ Status ReplicaSetController::Release(const json& rs, const json& pod) {
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
-        json& md = obj["metadata"];
-        json kept = json::array();
-        for (const auto& r : ArrayAt(md, "ownerReferences")) {
-          if (r.value("uid", "") != uid) kept.push_back(r);
-        }
-        if (kept.empty()) {
-          md.erase("ownerReferences");
-        } else {
-          md["ownerReferences"] = kept;
-        }
+        apps::DropOwnerRef(&obj, uid);
         return Status::Ok();
       },
       Write());

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "controllers/apps/pod_owner_routing.h"
 #include "controllers/event_recorder.h"
 #include "controllers/informer.h"
 #include "controllers/replicaset/expectations.h"
@@ -68,14 +69,6 @@ class ReplicaSetController {
   Status Sync(const std::string& key);
 
  private:
-  void OnPodAdd(const json& pod);
-  void OnPodUpdate(const json& old_pod, const json& pod);
-  void OnPodDelete(const json& pod);
-  // The key of the ReplicaSet controlling the pod, if it is one we know.
-  std::optional<std::string> OwnerKey(const json& pod) const;
-  // Queues every ReplicaSet whose selector matches an orphan pod.
-  void EnqueueMatching(const json& pod);
-
   // The active pods the ReplicaSet (key) owns after adopting and
   // releasing, and their facts in the same order.
   Result<std::vector<ObjectPtr>> ClaimPods(
@@ -102,6 +95,7 @@ class ReplicaSetController {
   replicaset::Expectations expectations_;
   replicaset::PodFactsCache pod_facts_;
   WorkQueue queue_;
+  apps::PodOwnerRouting pod_routing_;
   std::unique_ptr<WorkerPool> workers_;
 };
 

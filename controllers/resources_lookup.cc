@@ -39,6 +39,9 @@ Result<CoreResources> CoreResources::Lookup(const api::Catalog& cat) {
   r.poddisruptionbudgets = cat.Find("policy", "v1", "poddisruptionbudgets");
   r.statefulsets = cat.Find("apps", "v1", "statefulsets");
   r.daemonsets = cat.Find("apps", "v1", "daemonsets");
+  r.controllerrevisions = cat.Find("apps", "v1", "controllerrevisions");
+  r.jobs = cat.Find("batch", "v1", "jobs");
+  r.cronjobs = cat.Find("batch", "v1", "cronjobs");
   r.replicationcontrollers = cat.Find("", "v1", "replicationcontrollers");
   r.certificatesigningrequests =
       cat.Find("certificates.k8s.io", "v1", "certificatesigningrequests");

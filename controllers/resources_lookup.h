@@ -45,8 +45,14 @@ struct CoreResources {
   // without that kind).
   const api::ResourceInfo* poddisruptionbudgets = nullptr;
   const api::ResourceInfo* statefulsets = nullptr;
-  // apps/v1; null while not served (kube-proxy's pods then have no owner).
+  // apps/v1; null while not served (kube-proxy's pods then have no owner,
+  // the DaemonSet controller does not run).
   const api::ResourceInfo* daemonsets = nullptr;
+  const api::ResourceInfo* controllerrevisions = nullptr;
+  // batch/v1; null while not served (the Job, TTL and CronJob controllers
+  // then do not run).
+  const api::ResourceInfo* jobs = nullptr;
+  const api::ResourceInfo* cronjobs = nullptr;
   const api::ResourceInfo* replicationcontrollers = nullptr;
 
   // kInternal naming the first required resource the catalog lacks.

@@ -1,5 +1,8 @@
 #include "controllers/system_pods.h"
 
+#include "controllers/daemonset/history.h"
+#include "controllers/daemonset/node_fit.h"
+
 namespace kmock::controllers {
 
 using nlohmann::json;
@@ -219,33 +222,6 @@ json SystemDaemonSet(const char* app, json pod_spec) {
               {"rollingUpdate", {{"maxUnavailable", 1}, {"maxSurge", 0}}}}}}}};
 }
 
-// A pod of the DaemonSet of `app` on `node`, as the DaemonSet controller
-// stamps it out of the template's spec.
-json DaemonSetPod(const char* app, json spec, const NodeSpec& node,
-                  int64_t priority, const std::string& revision_hash,
-                  const json& owner, Rng* rng) {
-  spec["nodeName"] = node.name;
-  spec["priority"] = priority;
-  // What the DaemonSet controller adds to every pod it makes.
-  spec["tolerations"].push_back({{"key", "node.kubernetes.io/not-ready"},
-                                 {"operator", "Exists"},
-                                 {"effect", "NoExecute"}});
-  spec["tolerations"].push_back({{"key", "node.kubernetes.io/unreachable"},
-                                 {"operator", "Exists"},
-                                 {"effect", "NoExecute"}});
-  json metadata = {{"name", std::string(app) + "-" + rng->NameSuffix(5)},
-                   {"namespace", "kube-system"},
-                   {"labels",
-                    {{"k8s-app", app},
-                     {"controller-revision-hash", revision_hash},
-                     {"pod-template-generation", "1"}}}};
-  if (!owner.is_null()) metadata["ownerReferences"] = json::array({owner});
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", std::move(metadata)},
-          {"spec", std::move(spec)}};
-}
-
 // The pod spec of the AWS cloud-controller-manager's DaemonSet: it runs on
 // the control-plane nodes that do not keep ordinary pods away (it does not
 // tolerate the control-plane taint), as manage-2 in the default cluster.
@@ -283,26 +259,29 @@ json BuildKubeProxyDaemonSet(const std::string& version) {
   return SystemDaemonSet(kKubeProxyApp, KubeProxyPodSpec(version));
 }
 
-json BuildKubeProxyPod(const NodeSpec& node, const std::string& version,
-                       const std::string& revision_hash, const json& owner,
-                       Rng* rng) {
-  return DaemonSetPod(kKubeProxyApp, KubeProxyPodSpec(version), node,
-                      kNodeCritical, revision_hash, owner, rng);
-}
-
 json BuildCloudControllerDaemonSet(const ClusterSpec& cluster,
                                    const std::string& version) {
   return SystemDaemonSet(kCloudControllerApp,
                          CloudControllerPodSpec(cluster, version));
 }
 
-json BuildCloudControllerPod(const NodeSpec& node, const ClusterSpec& cluster,
-                             const std::string& version,
-                             const std::string& revision_hash,
-                             const json& owner, Rng* rng) {
-  return DaemonSetPod(kCloudControllerApp,
-                      CloudControllerPodSpec(cluster, version), node,
-                      kClusterCritical, revision_hash, owner, rng);
+json BuildSystemDaemonPod(const json& ds, const NodeSpec& node,
+                          const json& owner, Rng* rng) {
+  const json& meta = ds["metadata"];
+  json pod = daemonset::NewDaemonPod(ds, node.name, daemonset::RevisionHash(ds),
+                                     owner.is_null() ? json::object() : owner);
+  json& md = pod["metadata"];
+  if (owner.is_null()) md.erase("ownerReferences");
+  md["name"] = md["generateName"].get<std::string>() + rng->NameSuffix(5);
+  md.erase("generateName");
+  md["namespace"] = meta.value("namespace", "kube-system");
+  json& spec = pod["spec"];
+  spec["nodeName"] = node.name;
+  spec["priority"] =
+      spec.value("priorityClassName", "") == "system-node-critical"
+          ? kNodeCritical
+          : kClusterCritical;
+  return pod;
 }
 
 std::vector<std::string> SystemImages(const std::string& version) {

@@ -32,22 +32,16 @@ nlohmann::json BuildStaticPod(const std::string& component,
                               Rng* rng);
 // kubeadm's kube-proxy DaemonSet in kube-system.
 nlohmann::json BuildKubeProxyDaemonSet(const std::string& version);
-// A kube-proxy pod of that DaemonSet on `node`: `owner` is its controller
-// reference (null: none), `revision_hash` the DaemonSet's
-// controller-revision-hash, the same on every pod.
-nlohmann::json BuildKubeProxyPod(const NodeSpec& node,
-                                 const std::string& version,
-                                 const std::string& revision_hash,
-                                 const nlohmann::json& owner, Rng* rng);
-// The AWS cloud-controller-manager's DaemonSet in kube-system, and one of
-// its pods (owner and revision_hash as for kube-proxy).
+// The AWS cloud-controller-manager's DaemonSet in kube-system.
 nlohmann::json BuildCloudControllerDaemonSet(const ClusterSpec& cluster,
                                              const std::string& version);
-nlohmann::json BuildCloudControllerPod(const NodeSpec& node,
-                                       const ClusterSpec& cluster,
-                                       const std::string& version,
-                                       const std::string& revision_hash,
-                                       const nlohmann::json& owner, Rng* rng);
+// The pod of a system DaemonSet (`ds` as stored, with its template
+// generation) on `node`, as the DaemonSet controller makes it
+// (daemonset/node_fit.h), named and bound at once so that it starts with
+// the cluster: `owner` is its controller reference (null: none).
+nlohmann::json BuildSystemDaemonPod(const nlohmann::json& ds,
+                                    const NodeSpec& node,
+                                    const nlohmann::json& owner, Rng* rng);
 
 // Every image the system pods use (pre-loaded on each node).
 std::vector<std::string> SystemImages(const std::string& version);

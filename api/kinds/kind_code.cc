@@ -10,6 +10,7 @@
 #include "api/kinds/component_status.h"
 #include "api/kinds/config_checks.h"
 #include "api/kinds/csr.h"
+#include "api/kinds/daemonset.h"
 #include "api/kinds/deployment.h"
 #include "api/kinds/event.h"
 #include "api/kinds/flowcontrol.h"
@@ -73,6 +74,13 @@ std::map<std::string, KindCode, std::less<>> Build() {
     KindCode& c = t["deployment"];
     c.strategy = kinds::DeploymentStrategy();
     c.status_strategy = kinds::DeploymentStatusStrategy();
+  }
+  {
+    KindCode& c = t["daemonSet"];
+    c.normalize = kinds::DefaultDaemonSet;
+    c.validate = kinds::ValidateDaemonSet;
+    c.validate_update = kinds::ValidateDaemonSetUpdate;
+    c.prepare_update = kinds::KeepDaemonSetTemplateGeneration;
   }
   {
     KindCode& c = t["replicaSet"];

@@ -238,7 +238,8 @@ bool ValidateLabelSelector(const json& selector, const std::string& path,
   return sel.empty();
 }
 
-void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
+void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs,
+                                 const std::string& kind) {
   const json* selector = Find(spec, {"selector"});
   if (selector && !selector->is_object()) selector = nullptr;
   bool selector_ok = true;
@@ -252,7 +253,7 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
     selector_size = (ml && ml->is_object() ? ml->size() : 0) + exprs.size();
     if (selector_size == 0) {
       InvalidRendered(errs, "spec.selector", GoLabelSelector(*selector),
-                      "empty selector is invalid for deployment");
+                      "empty selector is invalid for " + kind);
     }
   }
   const json* templ = Find(spec, {"template"});
@@ -292,7 +293,9 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs) {
   if (const json* ads = Find(pod, {"spec", "activeDeadlineSeconds"});
       ads && ads->is_number()) {
     errs->Invalid("spec.template.spec.activeDeadlineSeconds", *ads,
-                  "activeDeadlineSeconds in ReplicaSet is not Supported");
+                  kind == "daemonset"
+                      ? "activeDeadlineSeconds must be nil for daemonsets"
+                      : "activeDeadlineSeconds in ReplicaSet is not Supported");
   }
 }
 

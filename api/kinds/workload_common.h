@@ -58,8 +58,11 @@ bool ValidateLabelSelector(const json& selector, const std::string& path,
 // them: the selector required, valid and non-empty, the template's labels
 // matched by it, the template's labels, annotations and pod spec valid
 // (paths under spec.template.spec), restartPolicy Always and no
-// activeDeadlineSeconds.
-void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs);
+// activeDeadlineSeconds. `kind` words the empty-selector message
+// ("deployment", which ReplicaSets also say, or "daemonset") and picks the
+// activeDeadlineSeconds message of that kind.
+void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs,
+                                 const std::string& kind = "deployment");
 // spec.selector may not change.
 void ValidateSelectorUnchanged(const json& obj, const json& old,
                                FieldErrors* errs);

@@ -1,5 +1,7 @@
 #include "controllers/apps/object_util.h"
 
+#include "common/json_view.h"
+
 namespace kmock::controllers::apps {
 
 namespace {
@@ -92,6 +94,19 @@ json MakeControllerRef(const json& owner, const std::string& api_version,
           {"controller", true},        {"blockOwnerDeletion", true}};
 }
 
+void DropOwnerRef(json* obj, const std::string& uid) {
+  json& md = (*obj)["metadata"];
+  json kept = json::array();
+  for (const auto& r : ArrayAt(md, "ownerReferences")) {
+    if (r.value("uid", "") != uid) kept.push_back(r);
+  }
+  if (kept.empty()) {
+    md.erase("ownerReferences");
+  } else {
+    md["ownerReferences"] = kept;
+  }
+}
+
 bool IsPodActive(const json& pod) {
   const json* phase = At(pod, {"status", "phase"});
   if (phase != nullptr && phase->is_string()) {
@@ -130,10 +145,11 @@ bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now) {
 std::optional<std::string> ControllerOwnerKey(
     const json& obj, const std::string& kind,
     const std::function<std::shared_ptr<const json>(const std::string&)>&
-        lookup) {
+        lookup,
+    const std::string& group) {
   auto ref = ControllerRefOf(obj);
   if (!ref || ref->value("kind", "") != kind ||
-      ref->value("apiVersion", "").rfind("apps/", 0) != 0)
+      ref->value("apiVersion", "").rfind(group + "/", 0) != 0)
     return std::nullopt;
   std::string key = NamespaceOf(obj) + "/" + ref->value("name", "");
   auto owner = lookup(key);

@@ -22,13 +22,15 @@ namespace kmock::controllers::apps {
 
 using nlohmann::json;
 
-// The "namespace/name" key of obj's controller of the given apps/v1 kind
-// when `lookup(key)` finds that owner with the referenced uid; nullopt
-// otherwise (no controller, another kind, or a stale reference).
+// The "namespace/name" key of obj's controller of the given kind of
+// `group` (apps, batch) when `lookup(key)` finds that owner with the
+// referenced uid; nullopt otherwise (no controller, another kind, or a
+// stale reference).
 std::optional<std::string> ControllerOwnerKey(
     const json& obj, const std::string& kind,
     const std::function<std::shared_ptr<const json>(const std::string&)>&
-        lookup);
+        lookup,
+    const std::string& group = "apps");
 
 // The integer at `path`, or `def` when absent or not a number.
 int64_t IntAt(const json& obj, std::initializer_list<const char*> path,
@@ -58,6 +60,10 @@ const json* ControllerRefOf(const json& obj);
 // {apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true}.
 json MakeControllerRef(const json& owner, const std::string& api_version,
                        const std::string& kind);
+
+// Removes the ownerReferences entry with this uid (the field goes when it
+// was the last): how a controller releases an object it no longer selects.
+void DropOwnerRef(json* obj, const std::string& uid);
 
 // Pods: not terminal (Succeeded/Failed) and not being deleted.
 bool IsPodActive(const json& pod);

@@ -7,14 +7,19 @@ constexpr auto kTtl = std::chrono::minutes(5);
 }  // namespace
 
 void Expectations::ExpectCreations(const std::string& key, int count) {
-  std::lock_guard<std::mutex> l(mu_);
-  entries_[key] = Entry{count, {}, clock_->Now()};
+  Expect(key, count, {});
 }
 
 void Expectations::ExpectDeletions(const std::string& key,
                                    const std::vector<std::string>& pod_keys) {
+  Expect(key, 0, pod_keys);
+}
+
+void Expectations::Expect(const std::string& key, int count,
+                          const std::vector<std::string>& pod_keys) {
   std::lock_guard<std::mutex> l(mu_);
-  entries_[key] = Entry{0, {pod_keys.begin(), pod_keys.end()}, clock_->Now()};
+  entries_[key] =
+      Entry{count, {pod_keys.begin(), pod_keys.end()}, clock_->Now()};
 }
 
 void Expectations::CreationObserved(const std::string& key) {

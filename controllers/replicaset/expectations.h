@@ -26,6 +26,10 @@ class Expectations {
   void ExpectCreations(const std::string& key, int count);
   void ExpectDeletions(const std::string& key,
                        const std::vector<std::string>& pod_keys);
+  // Both at once (a DaemonSet's sync creates on some nodes and deletes on
+  // others).
+  void Expect(const std::string& key, int count,
+              const std::vector<std::string>& pod_keys);
   void CreationObserved(const std::string& key);
   void DeletionObserved(const std::string& key, const std::string& pod_key);
   // True when nothing is pending, or the expectations are too old.

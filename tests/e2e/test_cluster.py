@@ -104,8 +104,8 @@ class ClusterTest(harness.ServerTestCase):
 class SystemObjectsComeBackTest(harness.ServerTestCase):
     """Deleted, the cluster's own objects return as on a real cluster: the
     kubernetes Service within kube-apiserver's 10 s pass, a mirror pod at
-    once from its node's kubelet (same containers), kube-proxy started
-    again on its node."""
+    once from its node's kubelet (same containers), kube-proxy made again
+    on its node by its DaemonSet."""
 
     def get_json(self, *args, check=True):
         """The object or list; None when it is not there (check=False)."""
@@ -178,21 +178,29 @@ class SystemObjectsComeBackTest(harness.ServerTestCase):
         self.assertEqual(len(pods), 5)
         before = pods[0]
         name = before["metadata"]["name"]
-        # Not waiting for the deletion: kubectl 1.27's wait for a pod that
-        # comes back under the same name at once has been seen to hang
-        # (about 1 run in 7); a real DaemonSet's replacement has a new
-        # name, which the DaemonSet issue brings.
-        p = self.kubectl.run("delete", "pod", name, "-n", "kube-system",
-                             "--wait=false")
+        node = before["spec"]["nodeName"]
+        p = self.kubectl.run("delete", "pod", name, "-n", "kube-system")
         self.assertEqual(p.stdout, 'pod "%s" deleted\n' % name)
-        after = self.wait_for_new(name, before["metadata"]["uid"])
-        self.assertEqual(after["spec"]["nodeName"],
-                         before["spec"]["nodeName"])
-        pods = self.get_json("pods", "-n", "kube-system",
-                             "-l", "k8s-app=kube-proxy")["items"]
+
+        # Its DaemonSet makes another for the node, under a new name.
+        def replaced():
+            now = self.get_json("pods", "-n", "kube-system",
+                                "-l", "k8s-app=kube-proxy")["items"]
+            on_node = [p for p in now if p["spec"].get("nodeName") == node]
+            if len(now) == 5 and len(on_node) == 1 and \
+                    on_node[0]["status"].get("phase") == "Running":
+                return now
+            return None
+        pods = harness.wait_until(replaced, 15, interval=0.1)
+        self.assertTrue(pods, "no kube-proxy pod came back on " + node)
+        self.assertNotIn(name, [p["metadata"]["name"] for p in pods])
         self.assertEqual(sorted(p["spec"]["nodeName"] for p in pods),
                          ["manage-1", "manage-2", "worker-1", "worker-2",
                           "worker-3"])
+        p = self.kubectl.run("rollout", "status", "ds/kube-proxy",
+                             "-n", "kube-system", "--timeout=30s")
+        self.assertEqual(p.stdout.strip().splitlines()[-1],
+                         'daemon set "kube-proxy" successfully rolled out')
 
 
 if __name__ == "__main__":
