@@ -73,6 +73,7 @@ void GenericStrategy::PrepareForCreate(json& obj) const {
   if (!obj.is_object()) return;
   if (has_status_) obj.erase("status");
   if (keeps_generation_) obj["metadata"]["generation"] = 1;
+  if (code_ != nullptr && code_->prepare_create) code_->prepare_create(obj);
 }
 
 void GenericStrategy::PrepareForUpdate(json& obj, const json& old) const {

@@ -73,6 +73,8 @@ struct ControllerManagerOptions {
   // The DaemonSet controller (kube-proxy's and the cloud provider's pods
   // then keep their DaemonSets' status too).
   bool daemonsets = true;
+  // The Job controller and the TTL-after-finished controller.
+  bool jobs = true;
   // kube-apiserver's APIServices of the built-in group versions.
   bool local_api_services = true;
   // kube-apiserver's API Priority and Fairness bootstrap FlowSchemas and

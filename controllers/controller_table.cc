@@ -11,6 +11,8 @@
 #include "controllers/flowcontrol/apf_configuration.h"
 #include "controllers/garbage_collector.h"
 #include "controllers/ingress/ingress_controller.h"
+#include "controllers/job/job_controller.h"
+#include "controllers/job/ttl_after_finished_controller.h"
 #include "controllers/kubernetes_service.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/publish/namespace_publisher.h"
@@ -54,6 +56,20 @@ Made MakeDaemonSets(const ControllerContext& ctx) {
   o.event_sink = ctx.event_sink;
   return Own(std::make_unique<DaemonSetController>(
       ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.nodes, o));
+}
+
+Made MakeJobs(const ControllerContext& ctx) {
+  if (!ctx.options.jobs || ctx.res.jobs == nullptr) return Off();
+  JobControllerOptions o;
+  o.event_sink = ctx.event_sink;
+  return Own(std::make_unique<JobController>(ctx.registry, ctx.clock, ctx.res,
+                                             ctx.pods, o));
+}
+
+Made MakeTtlAfterFinished(const ControllerContext& ctx) {
+  if (!ctx.options.jobs || ctx.res.jobs == nullptr) return Off();
+  return Own(std::make_unique<TtlAfterFinishedController>(ctx.registry,
+                                                          ctx.clock, ctx.res));
 }
 
 Made MakeGarbageCollector(const ControllerContext& ctx) {
@@ -231,6 +247,8 @@ const std::vector<ControllerEntry>& ControllerTable() {
       {"replicaset", MakeReplicaSets},
       {"deployment", MakeDeployments},
       {"daemonset", MakeDaemonSets},
+      {"job", MakeJobs},
+      {"ttl-after-finished", MakeTtlAfterFinished},
       {"garbage-collector", MakeGarbageCollector},
       {"endpoint", MakeEndpoints},
       {"persistentvolume-binder", MakeVolumes},

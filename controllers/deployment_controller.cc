@@ -238,13 +238,7 @@ Result<std::vector<json>> DeploymentController::ClaimReplicaSets(
         *res_.replicasets, NamespaceOf(rs), NameOf(rs), "",
         [&](json& obj) -> Status {
           if (UidOf(obj) != rs_uid) return NotFoundError("replaced");
-          if (apps::ControllerRefOf(obj)) {
-            return Status(StatusCode::kConflict, "owned by another");
-          }
-          json& refs = obj["metadata"]["ownerReferences"];
-          if (!refs.is_array()) refs = json::array();
-          refs.push_back(ref_json);
-          return Status::Ok();
+          return apps::AddControllerRef(&obj, ref_json);
         },
         Write());
     if (r.ok()) {

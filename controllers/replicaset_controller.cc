@@ -207,13 +207,7 @@ Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
-        if (apps::IsBeingDeleted(obj) || apps::ControllerRefOf(obj)) {
-          return Status(StatusCode::kConflict, "pod changed owner");
-        }
-        json& refs = obj["metadata"]["ownerReferences"];
-        if (!refs.is_array()) refs = json::array();
-        refs.push_back(ref);
-        return Status::Ok();
+        return apps::AddControllerRef(&obj, ref);
       },
       Write());
   return r.ok() ? Status::Ok() : r.status();

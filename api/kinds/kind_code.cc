@@ -108,7 +108,9 @@ std::map<std::string, KindCode, std::less<>> Build() {
   {
     KindCode& c = t["job"];
     c.normalize = kinds::DefaultJob;
+    c.prepare_create = kinds::GenerateJobSelector;
     c.validate = kinds::ValidateJob;
+    c.validate_update = kinds::ValidateJobUpdate;
   }
   {
     KindCode& c = t["cronJob"];

@@ -31,6 +31,9 @@ struct KindCode {
   std::function<void(const json& obj, const json& old, FieldErrors* errs)>
       validate_update;
   std::function<void(json& obj)> normalize;
+  // After the generic create preparation (the uid is set): what the server
+  // adds (a Job's generated selector).
+  std::function<void(json& obj)> prepare_create;
   // After the generic update preparation: what else the stored object keeps
   // (a signing request's spec).
   std::function<void(json& obj, const json& old)> prepare_update;

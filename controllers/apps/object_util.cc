@@ -94,6 +94,16 @@ json MakeControllerRef(const json& owner, const std::string& api_version,
           {"controller", true},        {"blockOwnerDeletion", true}};
 }
 
+Status AddControllerRef(json* obj, const json& ref) {
+  if (IsBeingDeleted(*obj) || ControllerRefOf(*obj) != nullptr) {
+    return Status(StatusCode::kConflict, "the object changed owner");
+  }
+  json& refs = (*obj)["metadata"]["ownerReferences"];
+  if (!refs.is_array()) refs = json::array();
+  refs.push_back(ref);
+  return Status::Ok();
+}
+
 void DropOwnerRef(json* obj, const std::string& uid) {
   json& md = (*obj)["metadata"];
   json kept = json::array();

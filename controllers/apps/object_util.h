@@ -61,6 +61,10 @@ const json* ControllerRefOf(const json& obj);
 json MakeControllerRef(const json& owner, const std::string& api_version,
                        const std::string& kind);
 
+// Adds `ref` (a controller reference) to obj's ownerReferences: how a
+// controller adopts an orphan. Conflict when obj has a controller already
+// or is being deleted.
+Status AddControllerRef(json* obj, const json& ref);
 // Removes the ownerReferences entry with this uid (the field goes when it
 // was the last): how a controller releases an object it no longer selects.
 void DropOwnerRef(json* obj, const std::string& uid);

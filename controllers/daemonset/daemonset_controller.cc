@@ -5,6 +5,7 @@
 
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
+#include "controllers/apps/slow_start.h"
 #include "controllers/controller_write.h"
 #include "controllers/daemonset/history.h"
 #include "controllers/daemonset/node_fit.h"
@@ -386,31 +387,26 @@ std::optional<std::string> DaemonSetController::Execute(
   expectations_.Expect(key, static_cast<int>(creates), victim_keys);
   std::optional<std::string> error;
   const json owner = OwnerRef(ds);
-  // Slow start: 1, 2, 4, ... so a template the API refuses costs one call.
-  size_t done = 0;
-  for (size_t batch = std::min<size_t>(creates, 1); batch > 0 && !error;
-       batch = std::min(2 * batch, creates - done)) {
-    for (size_t i = done; i < done + batch; ++i) {
-      json pod = daemonset::NewDaemonPod(ds, plan.create_on[i], hash, owner);
-      auto made = registry_->Create(*res_.pods, NamespaceOf(ds), pod, Write());
-      if (made.ok()) {
-        Report(ds, "Normal", "SuccessfulCreate",
-               "Created pod: " + NameOf(made->object));
-        continue;
-      }
-      expectations_.CreationObserved(key);
-      if (made.status().code() == StatusCode::kForbidden &&
-          made.status().message().find("being terminated") !=
-              std::string::npos) {
-        continue;
-      }
-      Report(ds, "Warning", "FailedCreate",
-             "Error creating: " + made.status().message());
-      if (!error) error = made.status().message();
-    }
-    done += batch;
+  const apps::SlowStartResult made =
+      apps::SlowStart(static_cast<int64_t>(creates), [&](int64_t i) -> Status {
+        json pod = daemonset::NewDaemonPod(
+            ds, plan.create_on[static_cast<size_t>(i)], hash, owner);
+        auto r = registry_->Create(*res_.pods, NamespaceOf(ds), pod, Write());
+        if (r.ok()) {
+          Report(ds, "Normal", "SuccessfulCreate",
+                 "Created pod: " + NameOf(r->object));
+          return Status::Ok();
+        }
+        expectations_.CreationObserved(key);
+        if (apps::IsNamespaceTerminating(r.status())) return Status::Ok();
+        Report(ds, "Warning", "FailedCreate",
+               "Error creating: " + r.status().message());
+        return r.status();
+      });
+  if (!made.first_error.ok()) error = made.first_error.message();
+  for (int64_t i = made.attempted; i < static_cast<int64_t>(creates); ++i) {
+    expectations_.CreationObserved(key);
   }
-  for (size_t i = done; i < creates; ++i) expectations_.CreationObserved(key);
   for (const json* pod : victims) {
     registry::DeleteOptions del;
     del.precondition_uid = UidOf(*pod);
@@ -479,16 +475,7 @@ Status DaemonSetController::PatchPodOwner(const json& ds, const json& pod,
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
-        json& md = obj["metadata"];
-        if (adopt) {
-          if (apps::IsBeingDeleted(obj) || apps::ControllerRefOf(obj)) {
-            return Status(StatusCode::kConflict, "pod changed owner");
-          }
-          json& refs = md["ownerReferences"];
-          if (!refs.is_array()) refs = json::array();
-          refs.push_back(ref);
-          return Status::Ok();
-        }
+        if (adopt) return apps::AddControllerRef(&obj, ref);
         apps::DropOwnerRef(&obj, uid);
         return Status::Ok();
       },

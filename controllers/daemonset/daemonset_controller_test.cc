@@ -61,14 +61,7 @@ class DaemonSetControllerTest : public testing::ControllerFixture {
     auto made = registry_->Create(*res_.daemonsets, "default", ds, {});
     ASSERT_TRUE(made.ok()) << made.status().ToString();
   }
-  std::vector<json> Pods() {
-    auto list = registry_->List(*res_.pods, "default", {});
-    std::vector<json> out;
-    if (list.ok()) {
-      for (const json& p : (*list)["items"]) out.push_back(p);
-    }
-    return out;
-  }
+  std::vector<json> Pods() { return Items(*res_.pods); }
   // Plays the kubelet: terminating pods go, the others run and are ready
   // (or fail, for `fail`).
   void Kubelet(const std::string& fail = "") {
@@ -108,14 +101,7 @@ class DaemonSetControllerTest : public testing::ControllerFixture {
     }
     return out;
   }
-  std::vector<json> Revisions() {
-    auto list = registry_->List(*res_.controllerrevisions, "default", {});
-    std::vector<json> out;
-    if (list.ok()) {
-      for (const json& r : (*list)["items"]) out.push_back(r);
-    }
-    return out;
-  }
+  std::vector<json> Revisions() { return Items(*res_.controllerrevisions); }
 
   std::unique_ptr<Informer> pods_;
   std::unique_ptr<Informer> nodes_;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/rng.h"
@@ -39,6 +40,17 @@ class ControllerFixture : public ::testing::Test {
   void TearDown() override {
     registry_.reset();
     if (storage_) storage_->Close();
+  }
+
+  // The stored objects of `res` in `ns` (none when the list fails).
+  std::vector<nlohmann::json> Items(const api::ResourceInfo& res,
+                                    const std::string& ns = "default") {
+    auto list = registry_->List(res, ns, {});
+    std::vector<nlohmann::json> out;
+    if (list.ok()) {
+      for (const nlohmann::json& item : (*list)["items"]) out.push_back(item);
+    }
+    return out;
   }
 
   // Polls pred (real time) until it holds or 10 s pass.

@@ -5,7 +5,13 @@ ControllerRevision, the revision hash and the node's affinity on every
 pod); a user's DaemonSet runs one pod on every node it fits (not on the
 tainted control-plane node), `kubectl rollout status/history/undo/restart`
 work on it through its ControllerRevisions, and a bad update strategy is
-refused with kube-apiserver's message."""
+refused with kube-apiserver's message.
+
+Jobs: the documentation's pi Job completes (conditions, counts, generated
+selector, its pods freed of the tracking finalizer and gone with it), an
+Indexed Job runs every index with its hostname and JOB_COMPLETION_INDEX, a
+failing Job stops at its backoffLimit, a finished Job goes after its TTL,
+and bad Jobs are refused in kube-apiserver's words."""
 
 import json
 import unittest
@@ -116,6 +122,144 @@ class DaemonSetTest(harness.ServerTestCase):
             'The DaemonSet "agent" is invalid: '
             "spec.updateStrategy.rollingUpdate.maxUnavailable: Required "
             "value: cannot be 0 when maxSurge is 0", p.stderr)
+
+
+
+PI = """
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: pi
+spec:
+  template:
+    spec:
+      containers:
+      - name: pi
+        image: perl:5.34.0
+        command: ["perl",  "-Mbignum=bpi", "-wle", "print bpi(2000)"]
+      restartPolicy: Never
+  backoffLimit: 4
+"""
+
+INDEXED = """
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: indexed
+spec:
+  completions: 5
+  parallelism: 2
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: worker
+        image: busybox
+        command: ["sh", "-c", "echo index $JOB_COMPLETION_INDEX"]
+"""
+
+NO_COMPLETIONS = INDEXED.replace("  completions: 5\n", "").replace(
+    "name: indexed", "name: nocount")
+
+
+class JobTest(harness.ServerTestCase):
+
+    def get(self, *args):
+        return json.loads(self.kubectl.run("get", *args, "-o", "json").stdout)
+
+    def test_the_pi_job_of_the_documentation(self):
+        self.kubectl.run("apply", "-f", "-", input=PI)
+        p = self.kubectl.run("wait", "--for=condition=complete", "job/pi",
+                             "--timeout=60s")
+        self.assertEqual(p.stdout, "job.batch/pi condition met\n")
+        row = self.kubectl.run("get", "job", "pi").stdout.splitlines()[1]
+        self.assertEqual(row.split()[:3], ["pi", "Complete", "1/1"])
+        p = self.kubectl.run("logs", "job/pi")
+        self.assertTrue(p.stdout.startswith("3.14159265358979"), p.stdout)
+        job = self.get("job", "pi")
+        self.assertEqual(job["spec"]["selector"]["matchLabels"],
+                         {"batch.kubernetes.io/controller-uid":
+                          job["metadata"]["uid"]})
+        self.assertEqual(job["metadata"]["labels"]["job-name"], "pi")
+        st = job["status"]
+        self.assertEqual((st["succeeded"], st["ready"], st["terminating"]),
+                         (1, 0, 0))
+        self.assertEqual(st["uncountedTerminatedPods"], {})
+        self.assertEqual([(c["type"], c["reason"]) for c in st["conditions"]],
+                         [("SuccessCriteriaMet", "CompletionsReached"),
+                          ("Complete", "CompletionsReached")])
+        pods = self.get("pods", "-l", "job-name=pi")["items"]
+        self.assertEqual(len(pods), 1)
+        self.assertNotIn("finalizers", pods[0]["metadata"])
+        p = self.kubectl.run("describe", "job", "pi")
+        self.assertRegex(p.stdout, r"Normal\s+Completed\s+\S+\s+job-controller"
+                         r"\s+Job completed")
+        # Deleting the Job takes its pods.
+        self.kubectl.run("delete", "job", "pi")
+        self.assertTrue(harness.wait_until(
+            lambda: not self.get("pods", "-l", "job-name=pi")["items"], 30))
+
+    def test_indexed_job_runs_every_index(self):
+        self.kubectl.run("apply", "-f", "-", input=INDEXED)
+        self.kubectl.run("wait", "--for=condition=complete", "job/indexed",
+                         "--timeout=60s")
+        job = self.get("job", "indexed")
+        self.assertEqual(job["status"]["completedIndexes"], "0-4")
+        self.assertEqual(job["status"]["succeeded"], 5)
+        pods = self.get("pods", "-l", "job-name=indexed")["items"]
+        index = "batch.kubernetes.io/job-completion-index"
+        self.assertEqual(sorted(p["metadata"]["annotations"][index]
+                                for p in pods), ["0", "1", "2", "3", "4"])
+        for pod in pods:
+            i = pod["metadata"]["annotations"][index]
+            self.assertEqual(pod["spec"]["hostname"], "indexed-" + i)
+            self.assertTrue(pod["metadata"]["name"].startswith(
+                "indexed-%s-" % i))
+            p = self.kubectl.run("logs", pod["metadata"]["name"])
+            self.assertEqual(p.stdout, "index %s\n" % i)
+
+    def test_failing_job_reaches_its_backoff_limit(self):
+        self.kubectl.run("create", "job", "fails", "--image=busybox",
+                         "--", "sh", "-c", "exit 3")
+        self.kubectl.run("patch", "job", "fails", "--type=merge",
+                         "-p", '{"spec":{"backoffLimit":0}}')
+        p = self.kubectl.run("wait", "--for=condition=failed", "job/fails",
+                             "--timeout=60s")
+        self.assertEqual(p.stdout, "job.batch/fails condition met\n")
+        st = self.get("job", "fails")["status"]
+        self.assertEqual(st["failed"], 1)
+        failed = [c for c in st["conditions"] if c["type"] == "Failed"][0]
+        self.assertEqual((failed["reason"], failed["message"]),
+                         ("BackoffLimitExceeded",
+                          "Job has reached the specified backoff limit"))
+        row = self.kubectl.run("get", "job", "fails").stdout.splitlines()[1]
+        self.assertEqual(row.split()[:3], ["fails", "Failed", "0/1"])
+
+    def test_finished_job_goes_after_its_ttl(self):
+        self.kubectl.run("create", "job", "brief", "--image=busybox",
+                         "--", "true")
+        self.kubectl.run("patch", "job", "brief", "--type=merge",
+                         "-p", '{"spec":{"ttlSecondsAfterFinished":1}}')
+        self.assertTrue(harness.wait_until(
+            lambda: self.kubectl.run("get", "job", "brief",
+                                     check=False).returncode == 1, 30))
+
+    def test_bad_jobs_are_refused(self):
+        p = self.kubectl.run("apply", "-f", "-", input=NO_COMPLETIONS,
+                             check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('The Job "nocount" is invalid: spec.completions: '
+                      "Required value: when completion mode is Indexed",
+                      p.stderr)
+        self.kubectl.run("create", "job", "fixed", "--image=busybox",
+                         "--", "sleep", "600")
+        p = self.kubectl.run("patch", "job", "fixed", "--type=merge",
+                             "-p", '{"spec":{"completions":3}}', check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('The Job "fixed" is invalid: spec.completions: Invalid '
+                      "value: 3: field is immutable", p.stderr)
+        self.kubectl.run("delete", "job", "fixed")
 
 
 if __name__ == "__main__":
