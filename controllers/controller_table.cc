@@ -38,6 +38,41 @@ Made MakeReplicaSets(const ControllerContext& ctx) {
       ctx.registry, ctx.clock, ctx.res, ctx.pods, ctx.replicasets, o));
 }
 
+// The ReplicaSet machinery over ReplicationControllers, with their own
+// informer (started before, stopped after the controller).
+class ReplicationControllers {
+ public:
+  explicit ReplicationControllers(const ControllerContext& ctx)
+      : informer_(std::make_unique<Informer>(ctx.registry,
+                                             ctx.res.replicationcontrollers)) {
+    informer_->AddIndex(kByNamespaceIndex, NamespaceIndex);
+    ReplicaSetControllerOptions o;
+    o.event_sink = ctx.event_sink;
+    o.replication_controllers = true;
+    controller_ = std::make_unique<ReplicaSetController>(
+        ctx.registry, ctx.clock, ctx.res, ctx.pods, informer_.get(), o);
+  }
+  void Start() {
+    informer_->Start();
+    controller_->Start();
+  }
+  void Stop() {
+    controller_->Stop();
+    informer_->Stop();
+  }
+
+ private:
+  std::unique_ptr<Informer> informer_;
+  std::unique_ptr<ReplicaSetController> controller_;
+};
+
+Made MakeReplicationControllers(const ControllerContext& ctx) {
+  if (ctx.replicasets == nullptr || ctx.res.replicationcontrollers == nullptr) {
+    return Off();
+  }
+  return Own(std::make_unique<ReplicationControllers>(ctx));
+}
+
 Made MakeDeployments(const ControllerContext& ctx) {
   if (ctx.replicasets == nullptr || ctx.deployments == nullptr) return Off();
   DeploymentControllerOptions o;
@@ -245,6 +280,7 @@ Made MakeIngressControllers(const ControllerContext& ctx) {
 const std::vector<ControllerEntry>& ControllerTable() {
   static const std::vector<ControllerEntry> table = {
       {"replicaset", MakeReplicaSets},
+      {"replicationcontroller", MakeReplicationControllers},
       {"deployment", MakeDeployments},
       {"daemonset", MakeDaemonSets},
       {"job", MakeJobs},

@@ -18,12 +18,7 @@ using apps::NameOf;
 using apps::NamespaceOf;
 using apps::UidOf;
 
-constexpr char kComponent[] = "replicaset-controller";
 constexpr int kSlowStartInitialBatch = 1;
-
-registry::WriteOptions Write() {
-  return ControllerWrite("replicaset-controller");
-}
 
 std::string PodKey(const json& pod) { return KeyOf(pod); }
 
@@ -54,11 +49,17 @@ ReplicaSetController::ReplicaSetController(registry::Registry* registry,
       pods_(pods),
       replicasets_(replicasets),
       options_(options),
-      recorder_(registry, clock, EventSource{kComponent, "", "", false},
+      kind_(options.replication_controllers
+                ? OwnerKind{res.replicationcontrollers, "ReplicationController",
+                            "v1", "", "replication-controller"}
+                : OwnerKind{res.replicasets, "ReplicaSet", "apps/v1", "apps",
+                            "replicaset-controller"}),
+      recorder_(registry, clock, EventSource{kind_.component, "", "", false},
                 options.event_sink),
       expectations_(clock),
       queue_(clock),
-      pod_routing_("ReplicaSet", replicasets, &queue_, &expectations_) {
+      pod_routing_(kind_.kind, replicasets, &queue_, &expectations_,
+                   kind_.group) {
   replicasets_->AddHandlers(EventHandlers{
       .on_add = [this](const json& rs) { queue_.Add(KeyOf(rs)); },
       .on_update = [this](const json&,
@@ -80,7 +81,7 @@ void ReplicaSetController::Start() {
   (void)pods_->WaitForSync(std::chrono::seconds(10));
   (void)replicasets_->WaitForSync(std::chrono::seconds(10));
   workers_ = std::make_unique<WorkerPool>(
-      kComponent, &queue_, options_.workers,
+      kind_.component, &queue_, options_.workers,
       [this](const std::string& k) { return Sync(k); });
 }
 
@@ -123,8 +124,7 @@ Status ReplicaSetController::Sync(const std::string& key) {
 Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(
     const std::string& key, const json& rs,
     std::vector<replicaset::PodFacts>* owned_facts) {
-  auto sel = registry::LabelSelector::FromJson(
-      ValueAt(ObjectAt(rs, "spec"), "selector"));
+  auto sel = registry::LabelSelector::FromJson(apps::SelectorJsonOf(rs));
   if (!sel.ok()) return sel.status();
   std::string uid = UidOf(rs);
   bool rs_deleting = apps::IsBeingDeleted(rs);
@@ -180,8 +180,7 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(
     if (!matches || rs_deleting) continue;
     if (!can_adopt) {
       // Adopt only for a ReplicaSet that still exists and is not going.
-      auto fresh =
-          registry_->Get(*res_.replicasets, NamespaceOf(rs), NameOf(rs));
+      auto fresh = registry_->Get(*kind_.res, NamespaceOf(rs), NameOf(rs));
       can_adopt =
           fresh.ok() && UidOf(*fresh) == uid && !apps::IsBeingDeleted(*fresh);
     }
@@ -202,14 +201,14 @@ Result<std::vector<ObjectPtr>> ReplicaSetController::ClaimPods(
 
 Status ReplicaSetController::Adopt(const json& rs, const json& pod) {
   std::string pod_uid = UidOf(pod);
-  json ref = apps::MakeControllerRef(rs, "apps/v1", "ReplicaSet");
+  json ref = apps::MakeControllerRef(rs, kind_.api_version, kind_.kind);
   auto r = registry_->GuaranteedUpdateShared(
       *res_.pods, NamespaceOf(pod), NameOf(pod), "",
       [&](json& obj) -> Status {
         if (UidOf(obj) != pod_uid) return NotFoundError("pod was replaced");
         return apps::AddControllerRef(&obj, ref);
       },
-      Write());
+      ControllerWrite(kind_.component));
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -223,7 +222,7 @@ Status ReplicaSetController::Release(const json& rs, const json& pod) {
         apps::DropOwnerRef(&obj, uid);
         return Status::Ok();
       },
-      Write());
+      ControllerWrite(kind_.component));
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -237,7 +236,7 @@ std::optional<std::string> ReplicaSetController::ManageReplicas(
     // the garbage collector deletes for a ReplicaSet going in the
     // foreground arrive before that ReplicaSet's deletionTimestamp does.
     // Recheck the live object before replacing them.
-    auto fresh = registry_->Get(*res_.replicasets, NamespaceOf(rs), NameOf(rs));
+    auto fresh = registry_->Get(*kind_.res, NamespaceOf(rs), NameOf(rs));
     if (!fresh.ok() || UidOf(*fresh) != UidOf(rs) ||
         apps::IsBeingDeleted(*fresh)) {
       return std::nullopt;
@@ -293,11 +292,10 @@ std::optional<std::string> ReplicaSetController::ManageReplicas(
 Status ReplicaSetController::CreatePod(const json& rs) {
   const json tmpl = ObjectAt(ObjectAt(rs, "spec"), "template");
   const json& tmd = ObjectAt(tmpl, "metadata");
-  json md = {
-      {"generateName", PodPrefix(rs)},
-      {"namespace", NamespaceOf(rs)},
-      {"ownerReferences",
-       json::array({apps::MakeControllerRef(rs, "apps/v1", "ReplicaSet")})}};
+  json md = {{"generateName", PodPrefix(rs)},
+             {"namespace", NamespaceOf(rs)},
+             {"ownerReferences", json::array({apps::MakeControllerRef(
+                                     rs, kind_.api_version, kind_.kind)})}};
   for (const char* f : {"labels", "annotations", "finalizers"}) {
     if (tmd.contains(f) && !tmd[f].is_null() && !tmd[f].empty()) {
       md[f] = tmd[f];
@@ -307,7 +305,8 @@ Status ReplicaSetController::CreatePod(const json& rs) {
               {"kind", "Pod"},
               {"metadata", md},
               {"spec", ObjectAt(tmpl, "spec")}};
-  auto r = registry_->Create(*res_.pods, NamespaceOf(rs), pod, Write());
+  auto r = registry_->Create(*res_.pods, NamespaceOf(rs), pod,
+                             ControllerWrite(kind_.component));
   if (!r.ok()) {
     (void)recorder_.Record(
         rs, EventRecord{"Warning", "FailedCreate",
@@ -322,7 +321,7 @@ Status ReplicaSetController::CreatePod(const json& rs) {
 Status ReplicaSetController::DeletePod(const json& rs, const json& pod) {
   registry::DeleteOptions del;
   del.precondition_uid = UidOf(pod);
-  del.user = Write().user;
+  del.user = ControllerWrite(kind_.component).user;
   auto r = registry_->Delete(*res_.pods, NamespaceOf(pod), NameOf(pod), del);
   if (!r.ok()) {
     if (r.status().code() != StatusCode::kNotFound) {
@@ -340,13 +339,13 @@ Status ReplicaSetController::DeletePod(const json& rs, const json& pod) {
 Status ReplicaSetController::WriteStatus(const json& rs, const json& status) {
   std::string uid = UidOf(rs);
   auto r = registry_->GuaranteedUpdateShared(
-      *res_.replicasets, NamespaceOf(rs), NameOf(rs), "status",
+      *kind_.res, NamespaceOf(rs), NameOf(rs), "status",
       [&](json& obj) -> Status {
         if (UidOf(obj) != uid) return NotFoundError("replica set was replaced");
         obj["status"] = status;
         return Status::Ok();
       },
-      Write());
+      ControllerWrite(kind_.component));
   return r.ok() ? Status::Ok() : r.status();
 }
 

@@ -48,13 +48,18 @@ struct ReplicaSetControllerOptions {
   // Where events are queued for writing (event_sink.h); null: each is
   // written before the component goes on.
   EventSink* event_sink = nullptr;
+  // Run ReplicationControllers (v1; a plain label map as selector) instead:
+  // kube-controller-manager's replication controller is the ReplicaSet
+  // controller over them, and so is ours (events from
+  // replication-controller).
+  bool replication_controllers = false;
 };
 
 class ReplicaSetController {
  public:
-  // REQUIRES: pods and replicasets have kByNamespaceIndex, pods also
-  // kByControllerIndex; res has
-  // replicasets; informers not started.
+  // REQUIRES: pods and replicasets (the informer of the kind it runs) have
+  // kByNamespaceIndex, pods also kByControllerIndex; res has that kind;
+  // informers not started.
   ReplicaSetController(registry::Registry* registry, const Clock* clock,
                        CoreResources res, Informer* pods, Informer* replicasets,
                        ReplicaSetControllerOptions options = {});
@@ -85,12 +90,22 @@ class ReplicaSetController {
   // Active pods of every ReplicaSet sharing this one's controller owner.
   std::vector<json> RelatedPods(const json& rs) const;
 
+  // The kind it runs and how it names itself.
+  struct OwnerKind {
+    const api::ResourceInfo* res;
+    std::string kind;
+    std::string api_version;
+    std::string group;
+    std::string component;  // also its service account
+  };
+
   registry::Registry* registry_;
   const Clock* clock_;
   CoreResources res_;
   Informer* pods_;
   Informer* replicasets_;
   ReplicaSetControllerOptions options_;
+  OwnerKind kind_;
   EventRecorder recorder_;
   replicaset::Expectations expectations_;
   replicaset::PodFactsCache pod_facts_;

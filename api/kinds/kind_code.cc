@@ -22,6 +22,7 @@
 #include "api/kinds/pod.h"
 #include "api/kinds/policy_checks.h"
 #include "api/kinds/replicaset.h"
+#include "api/kinds/replication_controller.h"
 #include "api/kinds/service.h"
 
 namespace kmock::api {
@@ -81,6 +82,11 @@ std::map<std::string, KindCode, std::less<>> Build() {
     c.validate = kinds::ValidateDaemonSet;
     c.validate_update = kinds::ValidateDaemonSetUpdate;
     c.prepare_update = kinds::KeepDaemonSetTemplateGeneration;
+  }
+  {
+    KindCode& c = t["replicationController"];
+    c.normalize = kinds::DefaultReplicationController;
+    c.validate = kinds::ValidateReplicationController;
   }
   {
     KindCode& c = t["replicaSet"];

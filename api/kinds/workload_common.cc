@@ -274,6 +274,14 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs,
     InvalidRendered(errs, "spec.template.metadata.labels", GoStringMap(tl),
                     "`selector` does not match template `labels`");
   }
+  ValidateWorkloadTemplate(t, kind, errs);
+}
+
+void ValidateWorkloadTemplate(const json& t, const std::string& kind,
+                              FieldErrors* errs) {
+  const json* labels = Find(t, {"metadata", "labels"});
+  json no_labels;
+  const json& tl = labels ? *labels : no_labels;
   ValidateLabels(tl, "spec.template.labels", errs);
   if (const json* ann = Find(t, {"metadata", "annotations"})) {
     ValidateAnnotations(*ann, "spec.template.annotations", errs);
@@ -295,7 +303,11 @@ void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs,
     errs->Invalid("spec.template.spec.activeDeadlineSeconds", *ads,
                   kind == "daemonset"
                       ? "activeDeadlineSeconds must be nil for daemonsets"
-                      : "activeDeadlineSeconds in ReplicaSet is not Supported");
+                      : "activeDeadlineSeconds in " +
+                            std::string(kind == "replicationcontroller"
+                                            ? "ReplicationController"
+                                            : "ReplicaSet") +
+                            " is not Supported");
   }
 }
 

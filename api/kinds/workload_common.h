@@ -63,6 +63,11 @@ bool ValidateLabelSelector(const json& selector, const std::string& path,
 // activeDeadlineSeconds message of that kind.
 void ValidateSelectorAndTemplate(const json& spec, FieldErrors* errs,
                                  const std::string& kind = "deployment");
+// The template part of that: labels, annotations, the pod spec,
+// restartPolicy Always and no activeDeadlineSeconds (worded for `kind`:
+// "deployment", "daemonset" or "replicationcontroller").
+void ValidateWorkloadTemplate(const json& pod_template, const std::string& kind,
+                              FieldErrors* errs);
 // spec.selector may not change.
 void ValidateSelectorUnchanged(const json& obj, const json& old,
                                FieldErrors* errs);

@@ -94,6 +94,14 @@ json MakeControllerRef(const json& owner, const std::string& api_version,
           {"controller", true},        {"blockOwnerDeletion", true}};
 }
 
+json SelectorJsonOf(const json& owner) {
+  const json& selector = ValueAt(ObjectAt(owner, "spec"), "selector");
+  if (StringAt(owner, "kind") == "ReplicationController") {
+    return selector.is_object() ? json{{"matchLabels", selector}} : json();
+  }
+  return selector;
+}
+
 Status AddControllerRef(json* obj, const json& ref) {
   if (IsBeingDeleted(*obj) || ControllerRefOf(*obj) != nullptr) {
     return Status(StatusCode::kConflict, "the object changed owner");
@@ -158,8 +166,10 @@ std::optional<std::string> ControllerOwnerKey(
         lookup,
     const std::string& group) {
   auto ref = ControllerRefOf(obj);
+  const std::string api_version = ref ? ref->value("apiVersion", "") : "";
   if (!ref || ref->value("kind", "") != kind ||
-      ref->value("apiVersion", "").rfind(group + "/", 0) != 0)
+      (group.empty() ? api_version != "v1"
+                     : api_version.rfind(group + "/", 0) != 0))
     return std::nullopt;
   std::string key = NamespaceOf(obj) + "/" + ref->value("name", "");
   auto owner = lookup(key);

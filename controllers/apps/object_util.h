@@ -23,14 +23,18 @@ namespace kmock::controllers::apps {
 using nlohmann::json;
 
 // The "namespace/name" key of obj's controller of the given kind of
-// `group` (apps, batch) when `lookup(key)` finds that owner with the
-// referenced uid; nullopt otherwise (no controller, another kind, or a
-// stale reference).
+// `group` (apps, batch; "" for the core group's v1) when `lookup(key)` finds
+// that owner with the referenced uid; nullopt otherwise (no controller, another
+// kind, or a stale reference).
 std::optional<std::string> ControllerOwnerKey(
     const json& obj, const std::string& kind,
     const std::function<std::shared_ptr<const json>(const std::string&)>&
         lookup,
     const std::string& group = "apps");
+
+// spec.selector as a metav1.LabelSelector: a ReplicationController's plain
+// label map becomes its matchLabels.
+json SelectorJsonOf(const json& owner);
 
 // The integer at `path`, or `def` when absent or not a number.
 int64_t IntAt(const json& obj, std::initializer_list<const char*> path,

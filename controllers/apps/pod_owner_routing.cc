@@ -26,8 +26,7 @@ void PodOwnerRouting::EnqueueMatching(const json& pod) {
   const json& labels = ObjectAt(ObjectAt(pod, "metadata"), "labels");
   for (const ObjectPtr& owner :
        owners_->ByIndex(kByNamespaceIndex, NamespaceOf(pod))) {
-    auto sel = registry::LabelSelector::FromJson(
-        ValueAt(ObjectAt(*owner, "spec"), "selector"));
+    auto sel = registry::LabelSelector::FromJson(SelectorJsonOf(*owner));
     if (sel.ok() && !sel->Empty() && sel->Matches(labels)) {
       queue_->Add(KeyOf(*owner));
     }

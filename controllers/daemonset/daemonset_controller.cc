@@ -153,10 +153,12 @@ Status DaemonSetController::Sync(const std::string& key) {
   if (apps::IsBeingDeleted(ds)) return Status::Ok();
   std::vector<json> old;
   KMOCK_ASSIGN_OR_RETURN(std::string hash, ConstructHistory(ds, &old));
+  // Before the pods are listed: a pod created by the last sync that the
+  // informer shows only now must not satisfy it after a list without it.
+  const bool acted = expectations_.Satisfied(key);
   std::vector<ObjectPtr> held;
   KMOCK_ASSIGN_OR_RETURN(std::vector<daemonset::NodeState> nodes,
                          NodeStates(ds, &held));
-  const bool acted = expectations_.Satisfied(key);
   std::optional<std::string> error;
   if (acted) {
     daemonset::Plan plan = daemonset::ManageNodes(ds, nodes, hash);

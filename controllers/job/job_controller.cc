@@ -224,6 +224,9 @@ Status JobController::Sync(const std::string& key) {
       written_rv_.erase(it);
     }
   }
+  // Before the pods are listed: a pod created by the last sync that the
+  // informer shows only now must not satisfy it after a list without it.
+  const bool may_manage = expectations_.Satisfied(key);
   KMOCK_ASSIGN_OR_RETURN(std::vector<ObjectPtr> pods, ClaimPods(job));
   if (apps::IsBeingDeleted(job)) {
     // Its pods go with it: nothing more to count.
@@ -240,8 +243,13 @@ Status JobController::Sync(const std::string& key) {
   const json before = status;
   Tracking t;
   std::string rv = StringAt(ObjectAt(job, "metadata"), "resourceVersion");
-  KMOCK_RETURN_IF_ERROR(
-      IgnoreRoutineWriteErrors(TrackFinishedPods(job, pods, &status, &t, &rv)));
+  // On any failure here the counts in hand are not the stored ones: stop,
+  // or the pods decided on them would repeat a finished one (the Job's
+  // update event, or the retry, brings the key back).
+  if (Status tracked = TrackFinishedPods(job, pods, &status, &t, &rv);
+      !tracked.ok()) {
+    return IgnoreRoutineWriteErrors(tracked);
+  }
   {
     std::lock_guard<std::mutex> l(backoff_mu_);
     Backoff& b = backoff_[UidOf(job)];
@@ -379,9 +387,7 @@ Status JobController::Sync(const std::string& key) {
       status["startTime"] = FormatRfc3339(now);
       Report(job, "Normal", "Resumed", "Job resumed");
     }
-    if (expectations_.Satisfied(key)) {
-      KMOCK_RETURN_IF_ERROR(Manage(job, pods, status));
-    }
+    if (may_manage) KMOCK_RETURN_IF_ERROR(Manage(job, pods, status));
   }
   if (active > 0) {
     status["active"] = active;
@@ -493,9 +499,6 @@ Status JobController::TrackFinishedPods(const json& job,
       KMOCK_RETURN_IF_ERROR(IgnoreRoutineWriteErrors(st));
     }
   }
-  // Uids of pods already gone are freed too.
-  std::set<std::string> present;
-  for (const ObjectPtr& p : pods) present.insert(UidOf(*p));
   std::set<int64_t> done_indexes =
       job::ParseIndexes(StringAt(*status, "completedIndexes"));
   const bool indexed = job::IsIndexed(job);
@@ -505,10 +508,13 @@ Status JobController::TrackFinishedPods(const json& job,
   auto move = [&](std::set<std::string>* uids, const char* counter,
                   int64_t* newly) {
     for (auto it = uids->begin(); it != uids->end();) {
-      if (freed.count(*it) || !present.count(*it)) {
+      // Counted once its pod no longer holds the finalizer: freed now, or
+      // earlier by a sync whose status write did not land, or gone.
+      auto pod = by_uid.find(*it);
+      if (freed.count(*it) || pod == by_uid.end() ||
+          !job::HasTrackingFinalizer(*pod->second) || FreedButUnseen(*it)) {
         (*status)[counter] = IntAt(*status, {counter}) + 1;
         ++*newly;
-        auto pod = by_uid.find(*it);
         if (indexed && std::string(counter) == "succeeded" &&
             pod != by_uid.end()) {
           auto index = job::CompletionIndex(*pod->second);

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "controllers/job/job_pods.h"
 #include "controllers/job/ttl_after_finished_controller.h"
 #include "controllers/replicaset_controller.h"
@@ -40,14 +43,14 @@ class JobControllerTest : public testing::ControllerFixture {
     ControllerFixture::TearDown();
   }
 
-  void CreateJob(json spec) {
+  void CreateJob(json spec, const std::string& name = "work") {
     spec["template"] = {
         {"spec",
          {{"restartPolicy", "Never"},
           {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};
     json job = {{"apiVersion", "batch/v1"},
                 {"kind", "Job"},
-                {"metadata", {{"name", "work"}}},
+                {"metadata", {{"name", name}}},
                 {"spec", spec}};
     auto made = registry_->Create(*res_.jobs, "default", job, {});
     ASSERT_TRUE(made.ok()) << made.status().ToString();
@@ -143,6 +146,41 @@ TEST_F(JobControllerTest, IndexedJobCompletesEveryIndex) {
            ConditionTypes().size() == 2;
   })) << JobStatus().dump();
   EXPECT_EQ(seen, (std::set<std::string>{"0", "1", "2"}));
+}
+
+// A pod the last sync made that the informer shows only during the next
+// sync's work must not be made again (expectations are read before the
+// pods are listed).
+TEST_F(JobControllerTest, ManyIndexedJobsNeverRepeatAnIndex) {
+  constexpr int kJobs = 12;
+  for (int i = 0; i < kJobs; ++i) {
+    CreateJob(
+        {{"completions", 5}, {"parallelism", 2}, {"completionMode", "Indexed"}},
+        "ix" + std::to_string(i));
+  }
+  ASSERT_TRUE(Eventually([&] {
+    Finish("Succeeded");
+    int complete = 0;
+    for (const json& j : Items(*res_.jobs)) {
+      const json st = j.value("status", json::object());
+      for (const json& c : st.value("conditions", json::array())) {
+        if (c.value("type", "") == "Complete") ++complete;
+      }
+    }
+    return complete == kJobs;
+  }));
+  std::map<std::string, std::set<std::string>> indexes;
+  for (const json& p : Pods()) {
+    const std::string job = p["metadata"]["labels"]["job-name"];
+    const std::string index =
+        p["metadata"]["annotations"][job::kCompletionIndex];
+    EXPECT_TRUE(indexes[job].insert(index).second)
+        << job << " ran index " << index << " twice";
+  }
+  for (const json& j : Items(*res_.jobs)) {
+    EXPECT_EQ(j.value("status", json::object()).value("succeeded", 0), 5)
+        << j.dump();
+  }
 }
 
 TEST_F(JobControllerTest, BackoffLimitFailsTheJob) {

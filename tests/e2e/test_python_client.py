@@ -4,8 +4,11 @@ watch.Watch().stream() until three are Running, then a Foreground delete
 that takes the pods with it; and what the client's own end-to-end suite
 does with configuration kinds: ConfigMap CRUD, a multi-document YAML
 through utils.create_from_yaml, RBAC objects from YAML and an APIService
-created twice (the second a 409 the utility reports). Skipped where
-`import kubernetes` fails."""
+created twice (the second a 409 the utility reports); and the workload
+kinds as the client's own suite drives them: a DaemonSet (AppsV1Api) that
+puts a pod on each node it fits, a Job (BatchV1Api) read back until it
+completes, a ReplicationController (CoreV1Api) whose pods come and go with
+it. Skipped where `import kubernetes` fails."""
 
 import os
 import select
@@ -54,6 +57,7 @@ class PythonClientTest(harness.ServerTestCase):
         cls.api = api
         cls.apps = client.AppsV1Api(api)
         cls.core = client.CoreV1Api(api)
+        cls.batch = client.BatchV1Api(api)
 
     def yaml_file(self, text):
         fd, path = tempfile.mkstemp(suffix=".yaml", dir=self.workdir)
@@ -357,6 +361,87 @@ spec:
         with self.assertRaises(ApiException) as cm:
             self.apps.read_namespaced_deployment(NAME, NS)
         self.assertEqual(cm.exception.status, 404)
+
+
+    def pods_of(self, selector):
+        return [p for p in self.core.list_namespaced_pod(
+            NS, label_selector=selector).items
+            if p.metadata.deletion_timestamp is None]
+
+    def test_daemonset_apis(self):
+        name = "py-agent"
+        labels = {"app": name}
+        body = {
+            "apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": name},
+            "spec": {"selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [
+                                      {"name": "agent", "image": "nginx"}]}}}}
+        resp = self.apps.create_namespaced_daemon_set(NS, body)
+        self.assertEqual(resp.metadata.name, name)
+        self.assertEqual(resp.spec.update_strategy.type, "RollingUpdate")
+        self.assertTrue(harness.wait_until(
+            lambda: getattr(self.apps.read_namespaced_daemon_set(
+                name, NS).status, "number_ready", 0) == 4, 60))
+        nodes = sorted(p.spec.node_name for p in self.pods_of("app=" + name))
+        self.assertEqual(nodes, ["manage-2", "worker-1", "worker-2",
+                                 "worker-3"])
+        self.apps.delete_namespaced_daemon_set(name, NS)
+        self.assertTrue(harness.wait_until(
+            lambda: not self.pods_of("app=" + name), 60))
+
+    def test_job_apis(self):
+        name = "py-job"
+        body = {
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name},
+            "spec": {"template": {"spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "pi", "image": "perl:5.34.0",
+                                "command": ["perl", "-Mbignum=bpi", "-wle",
+                                            "print bpi(100)"]}]}}}}
+        resp = self.batch.create_namespaced_job(NS, body)
+        self.assertEqual(resp.metadata.name, name)
+        self.assertEqual(resp.spec.completions, 1)
+        self.assertEqual(resp.spec.backoff_limit, 6)
+        self.assertTrue(harness.wait_until(
+            lambda: getattr(self.batch.read_namespaced_job(
+                name, NS).status, "succeeded", 0) == 1, 60))
+        job = self.batch.read_namespaced_job(name, NS)
+        self.assertEqual([c.type for c in job.status.conditions],
+                         ["SuccessCriteriaMet", "Complete"])
+        self.batch.delete_namespaced_job(name, NS,
+                                         propagation_policy="Background")
+        self.assertTrue(harness.wait_until(
+            lambda: not self.core.list_namespaced_pod(
+                NS, label_selector="job-name=" + name).items, 60))
+
+    def test_replication_controller_apis(self):
+        name = "py-frontend"
+        body = {
+            "apiVersion": "v1", "kind": "ReplicationController",
+            "metadata": {"labels": {"name": name}, "name": name},
+            "spec": {"replicas": 2, "selector": {"name": name},
+                     "template": {"metadata": {"labels": {"name": name}},
+                                  "spec": {"containers": [{
+                                      "image": "nginx", "name": "nginx",
+                                      "ports": [{"containerPort": 80,
+                                                 "protocol": "TCP"}]}]}}}}
+        resp = self.core.create_namespaced_replication_controller(NS, body)
+        self.assertEqual((resp.metadata.name, resp.spec.replicas), (name, 2))
+        self.assertTrue(harness.wait_until(
+            lambda: getattr(self.core.read_namespaced_replication_controller(
+                name, NS).status, "ready_replicas", 0) == 2, 60))
+        self.assertEqual(len(self.pods_of("name=" + name)), 2)
+        self.core.patch_namespaced_replication_controller_scale(
+            name, NS, {"spec": {"replicas": 1}})
+        self.assertTrue(harness.wait_until(
+            lambda: len(self.pods_of("name=" + name)) == 1, 60))
+        self.core.delete_namespaced_replication_controller(
+            name, NS, propagation_policy="Background")
+        self.assertTrue(harness.wait_until(
+            lambda: not self.pods_of("name=" + name), 60))
 
 
 if __name__ == "__main__":

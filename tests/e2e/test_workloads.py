@@ -11,7 +11,11 @@ Jobs: the documentation's pi Job completes (conditions, counts, generated
 selector, its pods freed of the tracking finalizer and gone with it), an
 Indexed Job runs every index with its hostname and JOB_COMPLETION_INDEX, a
 failing Job stops at its backoffLimit, a finished Job goes after its TTL,
-and bad Jobs are refused in kube-apiserver's words."""
+and bad Jobs are refused in kube-apiserver's words.
+
+ReplicationControllers: the documentation's nginx controller keeps three
+pods, scales and takes its pods when deleted; a selector that does not
+match the template is refused."""
 
 import json
 import unittest
@@ -260,6 +264,65 @@ class JobTest(harness.ServerTestCase):
         self.assertIn('The Job "fixed" is invalid: spec.completions: Invalid '
                       "value: 3: field is immutable", p.stderr)
         self.kubectl.run("delete", "job", "fixed")
+
+
+RC = """
+apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: nginx
+spec:
+  replicas: 3
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx
+        ports:
+        - containerPort: 80
+"""
+
+
+class ReplicationControllerTest(harness.ServerTestCase):
+
+    def pods(self):
+        items = json.loads(self.kubectl.run(
+            "get", "pods", "-l", "app=nginx", "-o", "json").stdout)["items"]
+        return [p for p in items if "deletionTimestamp" not in p["metadata"]
+                and p["status"].get("phase") == "Running"]
+
+    def test_replication_controller_of_the_documentation(self):
+        self.kubectl.run("apply", "-f", "-", input=RC)
+        self.assertTrue(harness.wait_until(lambda: len(self.pods()) == 3, 30))
+        row = self.kubectl.run("get", "rc", "nginx").stdout.splitlines()[1]
+        self.assertEqual(row.split()[:4], ["nginx", "3", "3", "3"])
+        for pod in self.pods():
+            owner = pod["metadata"]["ownerReferences"][0]
+            self.assertEqual((owner["apiVersion"], owner["kind"],
+                              owner["name"]),
+                             ("v1", "ReplicationController", "nginx"))
+        p = self.kubectl.run("describe", "rc", "nginx")
+        self.assertRegex(p.stdout, r"Selector:\s+app=nginx")
+        self.assertRegex(p.stdout, r"Normal\s+SuccessfulCreate\s+\S+\s+"
+                         r"replication-controller\s+Created pod: nginx-")
+        p = self.kubectl.run("scale", "rc", "nginx", "--replicas=1")
+        self.assertEqual(p.stdout, "replicationcontroller/nginx scaled\n")
+        self.assertTrue(harness.wait_until(lambda: len(self.pods()) == 1, 30))
+        self.kubectl.run("delete", "rc", "nginx")
+        self.assertTrue(harness.wait_until(lambda: not self.pods(), 30))
+
+    def test_selector_must_match_the_template(self):
+        bad = RC.replace("  replicas: 3\n",
+                         "  replicas: 3\n  selector: {app: other}\n")
+        p = self.kubectl.run("apply", "-f", "-", input=bad, check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('The ReplicationController "nginx" is invalid: '
+                      "spec.template.metadata.labels: Invalid value: "
+                      'map[string]string{"app":"nginx"}: `selector` does not '
+                      "match template `labels`", p.stderr)
 
 
 if __name__ == "__main__":
