@@ -39,10 +39,11 @@ class ControllerManagerTest : public ::testing::Test {
     if (storage_) storage_->Close();
   }
 
-  void StartCluster(ControllerManagerOptions opts = {}) {
+  void StartCluster(ControllerManagerOptions opts = {},
+                    ClusterSpec cluster = DefaultCluster()) {
     opts.heartbeat.poll = milliseconds(10);
     cm_ = std::make_unique<ControllerManager>(registry_.get(), &clock_, &rng_,
-                                              DefaultCluster(), opts);
+                                              std::move(cluster), opts);
     Status st = cm_->Start();
     ASSERT_TRUE(st.ok()) << st.ToString();
     Status ready = cm_->WaitForClusterReady(milliseconds(20000));
@@ -360,6 +361,39 @@ TEST_F(ControllerManagerTest,
     if (e["reason"] == "Killing") killing = true;
   }
   EXPECT_TRUE(killing);
+}
+
+// A cluster file whose nodes have no control-plane role (as the benchmarks'
+// are): the cloud controller's DaemonSet selects the node it runs on, so the
+// DaemonSet controller keeps its pod and the cluster comes up.
+TEST_F(ControllerManagerTest, CloudControllerOnANodeWithoutTheRoleStays) {
+  ClusterSpec cluster = DefaultCluster();
+  for (NodeSpec& n : cluster.nodes) {
+    n.roles.clear();
+    n.taints.clear();
+  }
+  StartCluster({}, cluster);
+  std::string ccm;
+  for (const auto& key : cm_->system_pods()) {
+    if (key.find("aws-cloud-controller-manager-") != std::string::npos) {
+      ccm = key.substr(std::string("kube-system/").size());
+    }
+  }
+  ASSERT_FALSE(ccm.empty());
+  auto ds = registry_->Get(*res_.daemonsets, "kube-system",
+                           "aws-cloud-controller-manager");
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ((*ds)["spec"]["template"]["spec"]["nodeSelector"],
+            json({{"kubernetes.io/hostname",
+                   cluster.NodeRunning("cloud-controller-manager")}}));
+  // Still there once the DaemonSet controller has looked at it.
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(1000);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto pod = registry_->Get(*res_.pods, "kube-system", ccm);
+    ASSERT_TRUE(pod.ok());
+    ASSERT_FALSE((*pod)["metadata"].contains("deletionTimestamp"));
+    std::this_thread::sleep_for(milliseconds(50));
+  }
 }
 
 TEST_F(ControllerManagerTest, KubernetesServiceComesBackWithinAPass) {

@@ -1,5 +1,7 @@
 #include "controllers/system_pods.h"
 
+#include <algorithm>
+
 #include "controllers/daemonset/history.h"
 #include "controllers/daemonset/node_fit.h"
 
@@ -224,9 +226,19 @@ json SystemDaemonSet(const char* app, json pod_spec) {
 
 // The pod spec of the AWS cloud-controller-manager's DaemonSet: it runs on
 // the control-plane nodes that do not keep ordinary pods away (it does not
-// tolerate the control-plane taint), as manage-2 in the default cluster.
+// tolerate the control-plane taint), as manage-2 in the default cluster. A
+// cluster file that puts it on a node without that role pins it there by
+// hostname, or its DaemonSet would take it away again.
 json CloudControllerPodSpec(const ClusterSpec& cluster,
                             const std::string& version) {
+  const std::string host = cluster.NodeRunning("cloud-controller-manager");
+  json node_selector = {{"node-role.kubernetes.io/control-plane", ""}};
+  for (const NodeSpec& n : cluster.nodes) {
+    if (n.name == host && std::find(n.roles.begin(), n.roles.end(),
+                                    "control-plane") == n.roles.end()) {
+      node_selector = {{"kubernetes.io/hostname", host}};
+    }
+  }
   json container = {
       {"name", "aws-cloud-controller-manager"},
       {"image", "registry.k8s.io/provider-aws/cloud-controller-manager:" +
@@ -242,7 +254,7 @@ json CloudControllerPodSpec(const ClusterSpec& cluster,
       {"containers", json::array({container})},
       {"hostNetwork", true},
       {"dnsPolicy", "ClusterFirst"},
-      {"nodeSelector", {{"node-role.kubernetes.io/control-plane", ""}}},
+      {"nodeSelector", std::move(node_selector)},
       {"priorityClassName", "system-cluster-critical"},
       {"restartPolicy", "Always"},
       {"schedulerName", "default-scheduler"},

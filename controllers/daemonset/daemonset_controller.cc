@@ -330,10 +330,11 @@ Result<std::vector<daemonset::NodeState>> DaemonSetController::NodeStates(
     by_node[node].push_back(&pod);
   }
   std::vector<daemonset::NodeState> out;
+  const json daemon_pod = daemonset::DaemonPodForFit(ds);
   for (const ObjectPtr& node : nodes_->List()) {
     daemonset::NodeState state;
     state.name = NameOf(*node);
-    state.fit = daemonset::ShouldRunOnNode(ds, *node);
+    state.fit = daemonset::FitOnNode(daemon_pod, *node);
     auto it = by_node.find(state.name);
     if (it != by_node.end()) {
       state.pods = std::move(it->second);

@@ -73,20 +73,29 @@ void AddDaemonTolerations(json* pod_spec) {
   }
 }
 
-NodeFit ShouldRunOnNode(const json& ds, const json& node) {
+json DaemonPodForFit(const json& ds) {
   const json& tmpl = ObjectAt(ObjectAt(ds, "spec"), "template");
   json pod = {{"spec", ObjectAt(tmpl, "spec")}};
-  const std::string& node_name = StringAt(ObjectAt(node, "metadata"), "name");
-  const std::string& wanted = StringAt(pod["spec"], "nodeName");
-  if (!wanted.empty() && wanted != node_name) return {};
+  if (!pod["spec"].is_object()) pod["spec"] = json::object();
   AddDaemonTolerations(&pod["spec"]);
-  if (!scheduling::MatchesNodeAffinity(pod, node)) return {};
+  return pod;
+}
+
+NodeFit FitOnNode(const json& daemon_pod, const json& node) {
+  const std::string& node_name = StringAt(ObjectAt(node, "metadata"), "name");
+  const std::string& wanted = StringAt(daemon_pod["spec"], "nodeName");
+  if (!wanted.empty() && wanted != node_name) return {};
+  if (!scheduling::MatchesNodeAffinity(daemon_pod, node)) return {};
   const json& taints = ArrayAt(ObjectAt(node, "spec"), "taints");
-  const json& tolerations = pod["spec"]["tolerations"];
+  const json& tolerations = daemon_pod["spec"]["tolerations"];
   if (UntoleratedTaint(taints, tolerations, true) != nullptr) {
     return {false, UntoleratedTaint(taints, tolerations, false) == nullptr};
   }
   return {true, true};
+}
+
+NodeFit ShouldRunOnNode(const json& ds, const json& node) {
+  return FitOnNode(DaemonPodForFit(ds), node);
 }
 
 json NewDaemonPod(const json& ds, const std::string& node,

@@ -37,6 +37,11 @@ void AddDaemonTolerations(json* pod_spec);
 // NoSchedule taints keep new pods away, untolerated NoExecute taints also
 // the pods already there.
 NodeFit ShouldRunOnNode(const json& ds, const json& node);
+// The same in two steps, for a sync that looks at every node: the
+// template's pod with the daemon tolerations, made once, then its fit on
+// each node.
+json DaemonPodForFit(const json& ds);
+NodeFit FitOnNode(const json& daemon_pod, const json& node);
 
 // The pod the DaemonSet makes for `node`: its template's metadata and spec,
 // labels plus controller-revision-hash and pod-template-generation, the
