@@ -159,9 +159,17 @@ void DefaultJob(json& obj) {
     spec["podReplacementPolicy"] =
         unset("podFailurePolicy") ? "TerminatingOrFailed" : "Failed";
   }
-  if (!unset("podFailurePolicy")) {
-    for (json& rule : spec["podFailurePolicy"]["rules"]) {
-      if (!rule.is_object() || !rule.contains("onPodConditions")) continue;
+  json* rules = spec.contains("podFailurePolicy") &&
+                        spec["podFailurePolicy"].is_object() &&
+                        spec["podFailurePolicy"].contains("rules")
+                    ? &spec["podFailurePolicy"]["rules"]
+                    : nullptr;
+  if (rules != nullptr && rules->is_array()) {
+    for (json& rule : *rules) {
+      if (!rule.is_object() || !rule.contains("onPodConditions") ||
+          !rule["onPodConditions"].is_array()) {
+        continue;
+      }
       for (json& pattern : rule["onPodConditions"]) {
         if (pattern.is_object() && Str(pattern, {"status"}).empty()) {
           pattern["status"] = "True";

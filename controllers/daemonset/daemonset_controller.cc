@@ -85,6 +85,7 @@ DaemonSetController::DaemonSetController(registry::Registry* registry,
       .on_delete =
           [this](const json& ds) {
             expectations_.Forget(KeyOf(ds));
+            ForgetBackoff(UidOf(ds));
             queue_.Add(KeyOf(ds));
           },
   });
@@ -347,6 +348,15 @@ Result<std::vector<daemonset::NodeState>> DaemonSetController::NodeStates(
               return a.name < b.name;
             });
   return out;
+}
+
+void DaemonSetController::ForgetBackoff(const std::string& uid) {
+  std::lock_guard<std::mutex> l(backoff_mu_);
+  const std::string prefix = uid + "/";
+  for (auto it = backoff_.lower_bound(prefix);
+       it != backoff_.end() && it->first.rfind(prefix, 0) == 0;) {
+    it = backoff_.erase(it);
+  }
 }
 
 std::vector<const json*> DaemonSetController::FailedPodsToDelete(

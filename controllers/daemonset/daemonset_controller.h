@@ -74,6 +74,8 @@ class DaemonSetController {
   // Carries out a plan; the first error message, if any.
   std::optional<std::string> Execute(const json& ds, const std::string& hash,
                                      const daemonset::Plan& plan);
+  // Drops the failed-pod back-off of a DaemonSet that is gone.
+  void ForgetBackoff(const std::string& uid);
   // The failed pods whose node is out of its back-off (an event each).
   std::vector<const json*> FailedPodsToDelete(const json& ds,
                                               const daemonset::Plan& plan);

@@ -120,6 +120,10 @@ JobController::JobController(registry::Registry* registry, const Clock* clock,
       .on_delete =
           [this](const json& j) {
             expectations_.Forget(KeyOf(j));
+            {
+              std::lock_guard<std::mutex> l(backoff_mu_);
+              backoff_.erase(UidOf(j));
+            }
             queue_.Add(KeyOf(j));
           },
   });
