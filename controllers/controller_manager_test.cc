@@ -50,6 +50,17 @@ class ControllerManagerTest : public ::testing::Test {
     ASSERT_TRUE(ready.ok()) << ready.ToString();
   }
 
+  // The name of the last system pod whose name starts with `prefix` ("" if
+  // none).
+  std::string SystemPod(const std::string& prefix) {
+    std::string name;
+    for (const auto& key : cm_->system_pods()) {
+      const std::string n = key.substr(std::string("kube-system/").size());
+      if (n.rfind(prefix, 0) == 0) name = n;
+    }
+    return name;
+  }
+
   json CreatePod(const std::string& name, json spec) {
     json pod = {{"apiVersion", "v1"},
                 {"kind", "Pod"},
@@ -272,12 +283,7 @@ TEST_F(ControllerManagerTest,
 
 TEST_F(ControllerManagerTest, DeletedKubeProxyIsReplacedByItsDaemonSet) {
   StartCluster();
-  std::string name;
-  for (const auto& key : cm_->system_pods()) {
-    if (key.rfind("kube-system/kube-proxy-", 0) == 0) {
-      name = key.substr(std::string("kube-system/").size());
-    }
-  }
+  const std::string name = SystemPod("kube-proxy-");
   ASSERT_FALSE(name.empty());
   auto before = registry_->Get(*res_.pods, "kube-system", name);
   ASSERT_TRUE(before.ok());
@@ -326,12 +332,7 @@ TEST_F(ControllerManagerTest,
   ControllerManagerOptions opts;
   opts.daemonsets = false;
   StartCluster(opts);
-  std::string name;
-  for (const auto& key : cm_->system_pods()) {
-    if (key.rfind("kube-system/kube-proxy-", 0) == 0) {
-      name = key.substr(std::string("kube-system/").size());
-    }
-  }
+  const std::string name = SystemPod("kube-proxy-");
   ASSERT_FALSE(name.empty());
   auto before = registry_->Get(*res_.pods, "kube-system", name);
   ASSERT_TRUE(before.ok());
@@ -373,12 +374,7 @@ TEST_F(ControllerManagerTest, CloudControllerOnANodeWithoutTheRoleStays) {
     n.taints.clear();
   }
   StartCluster({}, cluster);
-  std::string ccm;
-  for (const auto& key : cm_->system_pods()) {
-    if (key.find("aws-cloud-controller-manager-") != std::string::npos) {
-      ccm = key.substr(std::string("kube-system/").size());
-    }
-  }
+  const std::string ccm = SystemPod("aws-cloud-controller-manager-");
   ASSERT_FALSE(ccm.empty());
   auto ds = registry_->Get(*res_.daemonsets, "kube-system",
                            "aws-cloud-controller-manager");
