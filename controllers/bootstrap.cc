@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "api/kinds/daemonset.h"
 #include "api/kinds/service.h"
 #include "common/json_view.h"
 #include "controllers/node_object.h"
@@ -49,8 +50,9 @@ Result<SystemDaemonSet> EnsureSystemDaemonSet(registry::Registry* registry,
                                               const registry::WriteOptions& wo,
                                               BootstrapResult* out) {
   if (res.daemonsets == nullptr) {
-    ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] =
-        "1";
+    // Defaulted as the store would, for the template generation its pods
+    // carry.
+    api::kinds::DefaultDaemonSet(ds);
     return SystemDaemonSet{std::move(ds), json()};
   }
   const std::string name = StringAt(ObjectAt(ds, "metadata"), "name");

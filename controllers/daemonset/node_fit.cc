@@ -1,5 +1,6 @@
 #include "controllers/daemonset/node_fit.h"
 
+#include "api/kinds/daemonset.h"
 #include "common/json_view.h"
 #include "controllers/scheduling/filters.h"
 
@@ -116,7 +117,7 @@ json NewDaemonPod(const json& ds, const std::string& node,
   labels[kRevisionHashLabel] = revision_hash;
   const std::string& generation =
       StringAt(ObjectAt(meta, "annotations"),
-               "deprecated.daemonset.template.generation");
+               api::kinds::kDaemonSetTemplateGenerationAnnotation);
   if (!generation.empty()) labels[kTemplateGenerationLabel] = generation;
   json spec = ObjectAt(tmpl, "spec");
   if (!spec.is_object()) spec = json::object();

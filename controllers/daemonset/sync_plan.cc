@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/kinds/daemonset.h"
 #include "api/kinds/workload_common.h"
 #include "common/json_view.h"
 #include "controllers/apps/object_util.h"
@@ -72,7 +73,7 @@ bool IsPodUpdated(const json& ds, const json& pod, const std::string& hash) {
   }
   const std::string& generation =
       StringAt(ObjectAt(ObjectAt(ds, "metadata"), "annotations"),
-               "deprecated.daemonset.template.generation");
+               api::kinds::kDaemonSetTemplateGenerationAnnotation);
   return !generation.empty() &&
          StringAt(labels, kTemplateGenerationLabel) == generation;
 }

@@ -143,7 +143,7 @@ JobController::JobController(registry::Registry* registry, const Clock* clock,
           },
       .on_delete =
           [this, routed](const json& pod) {
-            {
+            if (JobControllerRef(pod) != nullptr) {
               std::lock_guard<std::mutex> l(freed_mu_);
               freed_unseen_.erase(UidOf(pod));
             }
@@ -170,7 +170,10 @@ void JobController::Report(const json& job, const char* type,
 }
 
 void JobController::FreedPodSeen(const json& pod) {
-  if (job::HasTrackingFinalizer(pod)) return;
+  // Only Jobs' pods were freed: every other pod event passes untouched.
+  if (JobControllerRef(pod) == nullptr || job::HasTrackingFinalizer(pod)) {
+    return;
+  }
   std::lock_guard<std::mutex> l(freed_mu_);
   freed_unseen_.erase(UidOf(pod));
 }
